@@ -1,0 +1,63 @@
+/// A validated configuration, compiled for hit-testing. Immutable: a reload builds a new one.
+public final class ClickModel: Sendable {
+    public let settings: Settings
+    public let popups: [PopupSpec]
+    public let exclusions: [ExclusionSpec]
+    let regions: RegionTable
+    /// Index of each popup's parent, or -1.
+    let parentOf: [Int32]
+    /// Whether any popup names this one as parent (cascade only matters then).
+    let hasChildren: [Bool]
+    private let indexByName: [String: Int32]
+
+    public struct Invalid: Error, Sendable {
+        public let problems: [ModelProblem]
+    }
+
+    public init(settings: Settings = Settings(), popups: [PopupSpec], exclusions: [ExclusionSpec] = []) throws(Invalid) {
+        let problems = ModelValidator.problems(popups: popups)
+        guard problems.isEmpty else { throw Invalid(problems: problems) }
+        self.settings = settings
+        self.popups = popups
+        self.exclusions = exclusions
+        var byName: [String: Int32] = [:]
+        for (i, p) in popups.enumerated() { byName[p.name] = Int32(i) }
+        indexByName = byName
+        parentOf = popups.map { p in p.parent.flatMap { byName[$0] } ?? -1 }
+        var children = [Bool](repeating: false, count: popups.count)
+        for p in parentOf where p >= 0 { children[Int(p)] = true }
+        hasChildren = children
+        regions = RegionTable(popups: popups)
+    }
+
+    public func popupIndex(named name: String) -> Int32? { indexByName[name] }
+
+    /// Dotted path of a region node: "calendar.card".
+    public func regionPath(_ node: Int32) -> String { regions.paths[Int(node)] }
+
+    /// The dotted paths from the popup's root down to `node`.
+    public func regionAncestry(_ node: Int32) -> [String] {
+        regions.ancestry(of: node).map { regions.paths[Int($0)] }
+    }
+
+    public func popupOf(region node: Int32) -> Int32 { regions.nodes[Int(node)].popup }
+
+    /// The popup and all its ancestors, nearest first.
+    public func lineage(of popup: Int32) -> [Int32] {
+        var chain: [Int32] = []
+        var p = popup
+        while p >= 0, !chain.contains(p) {
+            chain.append(p)
+            p = parentOf[Int(p)]
+        }
+        return chain
+    }
+
+    /// A rectangle from the config on screen: relative to its output's origin when it names one.
+    /// nil when the output is not connected.
+    public static func screenRect(_ rect: Rect, output: String?, outputs: [String: Rect]) -> Rect? {
+        guard let output else { return rect }
+        guard let o = outputs[output] else { return nil }
+        return rect.offsetBy(dx: o.x, dy: o.y)
+    }
+}

@@ -1,0 +1,353 @@
+/// One open popup: a window that matches a popup's `window`, or a `rect` popup opened by command.
+public struct PopupInstance: Sendable, Equatable {
+    /// Index of the popup in `ClickModel.popups`.
+    public var popup: Int32
+    /// On screen, absolute.
+    public var rect: Rect
+    /// Milliseconds on the same clock as the pointer events' times.
+    public var openedAt: Int64
+    /// Backend identity: an X window id, or a synthetic id for `rect` popups.
+    public var id: UInt64
+
+    public init(popup: Int32, rect: Rect, openedAt: Int64, id: UInt64) {
+        self.popup = popup
+        self.rect = rect
+        self.openedAt = openedAt
+        self.id = id
+    }
+}
+
+/// A screen area that counts as inside: an anchor of a popup, or an exclusion.
+public struct Area: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        case anchor(popup: Int32)
+        case exclusion
+    }
+    public var kind: Kind
+    public var rect: Rect
+    public init(kind: Kind, rect: Rect) {
+        self.kind = kind
+        self.rect = rect
+    }
+}
+
+public struct Hit: Sendable, Equatable {
+    /// `PopupInstance.id` of the popup that was hit.
+    public var instance: UInt64
+    public var popup: Int32
+    /// Region node hit (after redirect).
+    public var region: Int32
+}
+
+public struct Decision: Sendable, Equatable {
+    public enum Reason: String, Sendable {
+        /// Inside an open popup's region tree.
+        case inside
+        /// On an anchor of an open popup.
+        case anchor
+        /// On an exclusion: nothing is dismissed.
+        case exclusion
+        /// Outside everything.
+        case outside
+        /// Another button of this physical click is already down.
+        case clickInProgress = "click-in-progress"
+        /// The same event was decided before.
+        case duplicate
+        /// A release with no click pending on it.
+        case release
+    }
+
+    public var click: ClickOutcome
+    public var reason: Reason
+    public var hit: Hit?
+    /// How many instances this decision dismissed; they are in `DecisionEngine.dismissed`.
+    public var dismissCount: Int
+    /// Some `trigger = "click"` popups wait for the release to decide.
+    public var awaitsRelease: Bool
+
+    static func passing(_ reason: Reason) -> Decision {
+        Decision(click: .pass, reason: reason, hit: nil, dismissCount: 0, awaitsRelease: false)
+    }
+}
+
+/// Turns each pointer event into one decision, from state already in memory.
+///
+/// `press` and `release` never allocate: every buffer they touch is sized when the set of
+/// open popups changes. Dismissed instances leave `open` at once, so a second click cannot
+/// dismiss them again while their windows are still closing.
+public final class DecisionEngine {
+    public let model: ClickModel
+    /// Back to front: the last one is on top.
+    public private(set) var open: [PopupInstance] = []
+    /// The instances dismissed by the last decision, in stacking order (bottom first).
+    public private(set) var dismissed: [PopupInstance] = []
+    /// Rect anchors and exclusions from the config, resolved against the outputs.
+    public private(set) var configAreas: [Area] = []
+    /// Anchors and exclusions that are windows, kept current by the backend.
+    public private(set) var windowAreas: [Area] = []
+
+    // Per-decision scratch, sized with `open`.
+    private var inside: [Bool] = []
+    private var marked: [UInt8] = []
+    private var openCount: [Int32]
+    private var dismissedCount: [Int32]
+    /// Ids of the `trigger = "click"` instances the current press was outside of.
+    private var pending: [UInt64] = []
+    private var buttonDown: UInt8 = 0
+    private var lastPress: (button: UInt8, x: Int32, y: Int32, time: Int64)?
+
+    private static let markDismiss: UInt8 = 1
+    private static let markPending: UInt8 = 2
+
+    public init(model: ClickModel, outputs: [String: Rect] = [:]) {
+        self.model = model
+        openCount = [Int32](repeating: 0, count: model.popups.count)
+        dismissedCount = openCount
+        setOutputs(outputs)
+    }
+
+    // MARK: - State changes (may allocate)
+
+    public func setOutputs(_ outputs: [String: Rect]) {
+        var areas: [Area] = []
+        for (i, p) in model.popups.enumerated() {
+            for case .rect(let r, let output) in p.anchors {
+                if let s = ClickModel.screenRect(r, output: output, outputs: outputs) {
+                    areas.append(Area(kind: .anchor(popup: Int32(i)), rect: s))
+                }
+            }
+        }
+        for e in model.exclusions {
+            if case .rect(let r, let output) = e.source,
+               let s = ClickModel.screenRect(r, output: output, outputs: outputs) {
+                areas.append(Area(kind: .exclusion, rect: s))
+            }
+        }
+        configAreas = areas
+    }
+
+    public func setWindowAreas(_ areas: [Area]) { windowAreas = areas }
+
+    /// Replaces the open popups (back to front).
+    public func setOpen(_ instances: [PopupInstance]) {
+        open = instances
+        resized()
+    }
+
+    /// Opens an instance on top of the others.
+    public func open(_ instance: PopupInstance) {
+        open.removeAll { $0.id == instance.id }
+        open.append(instance)
+        resized()
+    }
+
+    /// Closes the instance with this id, and its children that no other instance of their parent keeps open.
+    @discardableResult
+    public func close(id: UInt64) -> Bool {
+        let before = open.count
+        open.removeAll { $0.id == id }
+        guard open.count != before else { return false }
+        resized()
+        return true
+    }
+
+    /// Updates an instance's rectangle (a window moved or resized).
+    public func move(id: UInt64, to rect: Rect) {
+        if let i = open.firstIndex(where: { $0.id == id }) { open[i].rect = rect }
+    }
+
+    private func resized() {
+        for i in openCount.indices { openCount[i] = 0 }
+        for o in open { openCount[Int(o.popup)] += 1 }
+        let n = open.count
+        if inside.count != n {
+            inside = [Bool](repeating: false, count: n)
+            marked = [UInt8](repeating: 0, count: n)
+        }
+        dismissed.reserveCapacity(n)
+        pending.reserveCapacity(n)
+    }
+
+    // MARK: - Decisions (no allocation)
+
+    /// A button press. Exactly one decision per physical click: a repeat of the same event
+    /// is recognised and decides nothing.
+    public func press(button: UInt8, x: Int32, y: Int32, time: Int64) -> Decision {
+        dismissed.removeAll(keepingCapacity: true)
+        if let last = lastPress, last.button == button, last.x == x, last.y == y, last.time == time {
+            return .passing(.duplicate)
+        }
+        if buttonDown != 0 { return .passing(.clickInProgress) }
+        lastPress = (button, x, y, time)
+        pending.removeAll(keepingCapacity: true)
+
+        var decision = classify(x: x, y: y)
+        if decision.reason == .exclusion { return decision }
+
+        var count = 0
+        for i in open.indices {
+            marked[i] = 0
+            let o = open[i]
+            let spec = model.popups[Int(o.popup)]
+            guard !inside[i], spec.buttons.contains(button), time - o.openedAt >= spec.graceMs else { continue }
+            if spec.trigger == .press {
+                marked[i] = Self.markDismiss
+                count += 1
+            } else {
+                marked[i] = Self.markPending
+                pending.append(o.id)
+            }
+        }
+        if count > 0 { cascade() }
+        let outcome = outcome(waiting: !pending.isEmpty)
+        if !pending.isEmpty { buttonDown = button }
+        collectDismissed()
+        decision.dismissCount = dismissed.count
+        decision.awaitsRelease = !pending.isEmpty
+        decision.click = decision.reason == .outside ? outcome : .pass
+        return decision
+    }
+
+    /// The release of a press. Dismisses the `trigger = "click"` popups that the press was
+    /// outside of, if the release is outside them too. nil when no press waits on it.
+    public func release(button: UInt8, x: Int32, y: Int32, time: Int64) -> Decision? {
+        dismissed.removeAll(keepingCapacity: true)
+        guard buttonDown != 0, button == buttonDown else { return nil }
+        buttonDown = 0
+        var decision = classify(x: x, y: y)
+        if decision.reason == .exclusion {
+            pending.removeAll(keepingCapacity: true)
+            return decision
+        }
+        var count = 0
+        for i in open.indices {
+            marked[i] = 0
+            if !inside[i] && pending.contains(open[i].id) {
+                marked[i] = Self.markDismiss
+                count += 1
+            }
+        }
+        pending.removeAll(keepingCapacity: true)
+        if count > 0 { cascade() }
+        let outcome = outcome(waiting: false)
+        collectDismissed()
+        decision.dismissCount = dismissed.count
+        decision.click = decision.reason == .outside && count > 0 ? outcome : .pass
+        return decision
+    }
+
+    /// Hit-tests the point and marks in `inside` every open instance it counts as inside of.
+    private func classify(x: Int32, y: Int32) -> Decision {
+        for i in inside.indices { inside[i] = false }
+        var decision = Decision.passing(.outside)
+        for a in windowAreas where a.kind == .exclusion && a.rect.contains(x: x, y: y) {
+            return .passing(.exclusion)
+        }
+        for a in configAreas where a.kind == .exclusion && a.rect.contains(x: x, y: y) {
+            return .passing(.exclusion)
+        }
+        if let hit = hitTest(x: x, y: y) {
+            decision.hit = hit
+            decision.reason = .inside
+            if let i = open.firstIndex(where: { $0.id == hit.instance }) { inside[i] = true }
+            markAncestorsInside(of: hit.popup)
+        }
+        for a in configAreas { markAnchor(a, x: x, y: y, decision: &decision) }
+        for a in windowAreas { markAnchor(a, x: x, y: y, decision: &decision) }
+        return decision
+    }
+
+    @inline(__always)
+    private func markAnchor(_ a: Area, x: Int32, y: Int32, decision: inout Decision) {
+        guard case .anchor(let popup) = a.kind, openCount[Int(popup)] > 0, a.rect.contains(x: x, y: y) else { return }
+        for i in open.indices where open[i].popup == popup { inside[i] = true }
+        markAncestorsInside(of: popup)
+        if decision.reason == .outside { decision.reason = .anchor }
+    }
+
+    /// A click inside a child popup is inside its parent, grandparent, ... too.
+    private func markAncestorsInside(of popup: Int32) {
+        var p = model.parentOf[Int(popup)]
+        var guardDepth = model.popups.count
+        while p >= 0, guardDepth > 0 {
+            for i in open.indices where open[i].popup == p { inside[i] = true }
+            p = model.parentOf[Int(p)]
+            guardDepth -= 1
+        }
+    }
+
+    /// Closing a parent closes its children: an open child whose parent popup has every
+    /// open instance dismissed goes too, at any depth.
+    private func cascade() {
+        var changed = true
+        while changed {
+            changed = false
+            for o in open { dismissedCount[Int(o.popup)] = 0 }
+            for i in open.indices where marked[i] == Self.markDismiss { dismissedCount[Int(open[i].popup)] += 1 }
+            for i in open.indices where marked[i] != Self.markDismiss {
+                let parent = model.parentOf[Int(open[i].popup)]
+                if parent >= 0, openCount[Int(parent)] > 0, dismissedCount[Int(parent)] == openCount[Int(parent)] {
+                    marked[i] = Self.markDismiss
+                    changed = true
+                }
+            }
+        }
+    }
+
+    /// `swallow` wins when the dismissed (or pending) popups disagree.
+    private func outcome(waiting: Bool) -> ClickOutcome {
+        var any = false
+        for i in open.indices where marked[i] == Self.markDismiss || (waiting && marked[i] == Self.markPending) {
+            any = true
+            if model.popups[Int(open[i].popup)].outsideClick == .swallow { return .swallow }
+        }
+        return any ? .replay : .pass
+    }
+
+    /// Moves the marked instances from `open` to `dismissed`, in place.
+    private func collectDismissed() {
+        var write = 0
+        for read in open.indices {
+            if marked[read] == Self.markDismiss {
+                dismissed.append(open[read])
+                openCount[Int(open[read].popup)] -= 1
+            } else {
+                open[write] = open[read]
+                marked[write] = marked[read]
+                write += 1
+            }
+        }
+        if write != open.count {
+            open.removeLast(open.count - write)
+            inside.removeLast(inside.count - write)
+            marked.removeLast(marked.count - write)
+        }
+    }
+
+    // MARK: - Hit-testing
+
+    /// The topmost region hit among the open popups, front to back, as UIKit's window would.
+    /// A redirect to another popup's region counts as a hit on that popup when it is open.
+    public func hitTest(x: Int32, y: Int32) -> Hit? {
+        var i = open.count - 1
+        while i >= 0 {
+            let o = open[i]
+            let root = model.regions.roots[Int(o.popup)]
+            let node = model.regions.hitTest(root, x: x &- o.rect.x, y: y &- o.rect.y,
+                                             rootSize: (o.rect.width, o.rect.height))
+            if node >= 0 {
+                let target = model.regions.nodes[Int(node)].popup
+                if target == o.popup { return Hit(instance: o.id, popup: o.popup, region: node) }
+                if let t = open.lastIndex(where: { $0.popup == target }) {
+                    return Hit(instance: open[t].id, popup: target, region: node)
+                }
+                // The redirect's popup is closed: the hit stays on the region that was touched.
+                return Hit(instance: o.id, popup: o.popup,
+                           region: model.regions.hitTest(root, x: x &- o.rect.x, y: y &- o.rect.y,
+                                                         rootSize: (o.rect.width, o.rect.height), followRedirects: false))
+            }
+            i -= 1
+        }
+        return nil
+    }
+}
