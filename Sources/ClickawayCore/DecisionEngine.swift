@@ -37,6 +37,9 @@ public struct Hit: Sendable, Equatable {
     public var popup: Int32
     /// Region node hit (after redirect).
     public var region: Int32
+    /// The instance physically under the pointer: differs from `instance` when a redirect
+    /// sends the hit to another popup. Both count as inside.
+    public var touched: UInt64
 }
 
 public struct Decision: Sendable, Equatable {
@@ -249,8 +252,11 @@ public final class DecisionEngine {
         if let hit = hitTest(x: x, y: y) {
             decision.hit = hit
             decision.reason = .inside
-            if let i = open.firstIndex(where: { $0.id == hit.instance }) { inside[i] = true }
+            for i in open.indices where open[i].id == hit.instance || open[i].id == hit.touched { inside[i] = true }
             markAncestorsInside(of: hit.popup)
+            if hit.touched != hit.instance, let t = open.firstIndex(where: { $0.id == hit.touched }) {
+                markAncestorsInside(of: open[t].popup)
+            }
         }
         for a in configAreas { markAnchor(a, x: x, y: y, decision: &decision) }
         for a in windowAreas { markAnchor(a, x: x, y: y, decision: &decision) }
@@ -337,14 +343,15 @@ public final class DecisionEngine {
                                              rootSize: (o.rect.width, o.rect.height))
             if node >= 0 {
                 let target = model.regions.nodes[Int(node)].popup
-                if target == o.popup { return Hit(instance: o.id, popup: o.popup, region: node) }
+                if target == o.popup { return Hit(instance: o.id, popup: o.popup, region: node, touched: o.id) }
                 if let t = open.lastIndex(where: { $0.popup == target }) {
-                    return Hit(instance: open[t].id, popup: target, region: node)
+                    return Hit(instance: open[t].id, popup: target, region: node, touched: o.id)
                 }
                 // The redirect's popup is closed: the hit stays on the region that was touched.
                 return Hit(instance: o.id, popup: o.popup,
                            region: model.regions.hitTest(root, x: x &- o.rect.x, y: y &- o.rect.y,
-                                                         rootSize: (o.rect.width, o.rect.height), followRedirects: false))
+                                                         rootSize: (o.rect.width, o.rect.height), followRedirects: false),
+                           touched: o.id)
             }
             i -= 1
         }
