@@ -6,8 +6,8 @@ public final class ClickModel: Sendable {
     let regions: RegionTable
     /// Index of each popup's parent, or -1.
     let parentOf: [Int32]
-    /// Whether any popup names this one as parent (cascade only matters then).
-    let hasChildren: [Bool]
+    /// What the press path needs of each popup, as plain values: no strings or arrays to retain.
+    let traits: [PopupTraits]
     private let indexByName: [String: Int32]
 
     public struct Invalid: Error, Sendable {
@@ -24,9 +24,10 @@ public final class ClickModel: Sendable {
         for (i, p) in popups.enumerated() { byName[p.name] = Int32(i) }
         indexByName = byName
         parentOf = popups.map { p in p.parent.flatMap { byName[$0] } ?? -1 }
-        var children = [Bool](repeating: false, count: popups.count)
-        for p in parentOf where p >= 0 { children[Int(p)] = true }
-        hasChildren = children
+        traits = popups.map {
+            PopupTraits(buttons: $0.buttons, graceMs: $0.graceMs, clickTrigger: $0.trigger == .click,
+                        swallow: $0.outsideClick == .swallow)
+        }
         regions = RegionTable(popups: popups)
     }
 
@@ -60,4 +61,11 @@ public final class ClickModel: Sendable {
         guard let o = outputs[output] else { return nil }
         return rect.offsetBy(dx: o.x, dy: o.y)
     }
+}
+
+struct PopupTraits: Sendable {
+    var buttons: ButtonSet
+    var graceMs: Int64
+    var clickTrigger: Bool
+    var swallow: Bool
 }

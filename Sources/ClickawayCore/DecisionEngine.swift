@@ -80,38 +80,34 @@ public struct Decision: Sendable, Equatable {
 /// dismiss them again while their windows are still closing.
 public final class DecisionEngine {
     public let model: ClickModel
-    /// Back to front: the last one is on top.
-    public private(set) var open: [PopupInstance] = []
-    /// The instances dismissed by the last decision, in stacking order (bottom first).
-    public private(set) var dismissed: [PopupInstance] = []
-    /// Rect anchors and exclusions from the config, resolved against the outputs.
-    public private(set) var configAreas: [Area] = []
-    /// Anchors and exclusions that are windows, kept current by the backend.
-    public private(set) var windowAreas: [Area] = []
-
-    // Per-decision scratch, sized with `open`.
-    private var inside: [Bool] = []
-    private var marked: [UInt8] = []
-    private var openCount: [Int32]
-    private var dismissedCount: [Int32]
-    /// Ids of the `trigger = "click"` instances the current press was outside of.
-    private var pending: [UInt64] = []
-    private var buttonDown: UInt8 = 0
-    private var lastPress: (button: UInt8, x: Int32, y: Int32, time: Int64)?
-
-    private static let markDismiss: UInt8 = 1
-    private static let markPending: UInt8 = 2
+    // All mutable state in one struct: a decision is one exclusive access to it rather
+    // than a runtime exclusivity check on every field it touches.
+    private var state: EngineState
 
     public init(model: ClickModel, outputs: [String: Rect] = [:]) {
         self.model = model
-        openCount = [Int32](repeating: 0, count: model.popups.count)
-        dismissedCount = openCount
+        state = EngineState(model: model)
         setOutputs(outputs)
     }
+
+    /// Back to front: the last one is on top.
+    public var open: [PopupInstance] { state.open }
+    /// The instances dismissed by the last decision, in stacking order (bottom first).
+    public var dismissed: [PopupInstance] { state.dismissed }
+    /// Ids of the `trigger = "click"` instances the held press was outside of: they close
+    /// if the release lands outside them too.
+    public var pending: [UInt64] { state.pending }
+    /// Rect anchors and exclusions from the config, resolved against the outputs.
+    public var configAreas: [Area] { state.configAreas }
+    /// Anchors and exclusions that are windows, kept current by the backend.
+    public var windowAreas: [Area] { state.windowAreas }
+    /// Output names → rectangles, for config rectangles that name an output.
+    public private(set) var outputs: [String: Rect] = [:]
 
     // MARK: - State changes (may allocate)
 
     public func setOutputs(_ outputs: [String: Rect]) {
+        self.outputs = outputs
         var areas: [Area] = []
         for (i, p) in model.popups.enumerated() {
             for case .rect(let r, let output) in p.anchors {
@@ -126,40 +122,89 @@ public final class DecisionEngine {
                 areas.append(Area(kind: .exclusion, rect: s))
             }
         }
-        configAreas = areas
+        state.configAreas = areas
     }
 
-    public func setWindowAreas(_ areas: [Area]) { windowAreas = areas }
+    public func setWindowAreas(_ areas: [Area]) { state.windowAreas = areas }
 
     /// Replaces the open popups (back to front).
     public func setOpen(_ instances: [PopupInstance]) {
-        open = instances
-        resized()
+        state.open = instances
+        state.resized()
     }
 
     /// Opens an instance on top of the others.
     public func open(_ instance: PopupInstance) {
-        open.removeAll { $0.id == instance.id }
-        open.append(instance)
-        resized()
+        state.open.removeAll { $0.id == instance.id }
+        state.open.append(instance)
+        state.resized()
     }
 
-    /// Closes the instance with this id, and its children that no other instance of their parent keeps open.
+    /// Closes the instance with this id. Returns false when it was not open.
     @discardableResult
     public func close(id: UInt64) -> Bool {
-        let before = open.count
-        open.removeAll { $0.id == id }
-        guard open.count != before else { return false }
-        resized()
+        let before = state.open.count
+        state.open.removeAll { $0.id == id }
+        guard state.open.count != before else { return false }
+        state.resized()
         return true
     }
 
     /// Updates an instance's rectangle (a window moved or resized).
     public func move(id: UInt64, to rect: Rect) {
-        if let i = open.firstIndex(where: { $0.id == id }) { open[i].rect = rect }
+        if let i = state.open.firstIndex(where: { $0.id == id }) { state.open[i].rect = rect }
     }
 
-    private func resized() {
+    // MARK: - Decisions (no allocation)
+
+    /// A button press. Exactly one decision per physical click: a repeat of the same event
+    /// is recognised and decides nothing.
+    public func press(button: UInt8, x: Int32, y: Int32, time: Int64) -> Decision {
+        state.press(button: button, x: x, y: y, time: time)
+    }
+
+    /// The release of a press. Dismisses the `trigger = "click"` popups that the press was
+    /// outside of, if the release is outside them too. nil when no press waits on it.
+    public func release(button: UInt8, x: Int32, y: Int32, time: Int64) -> Decision? {
+        state.release(button: button, x: x, y: y, time: time)
+    }
+
+    /// The topmost region hit among the open popups, front to back, as UIKit's window would.
+    /// A redirect to another popup's region counts as a hit on that popup when it is open.
+    public func hitTest(x: Int32, y: Int32) -> Hit? { state.hitTest(x: x, y: y) }
+}
+
+struct EngineState {
+    let regions: RegionTable
+    let traits: [PopupTraits]
+    let parentOf: [Int32]
+
+    var open: [PopupInstance] = []
+    var dismissed: [PopupInstance] = []
+    var configAreas: [Area] = []
+    var windowAreas: [Area] = []
+    var pending: [UInt64] = []
+
+    // Per-decision scratch, sized with `open`.
+    private var inside: [Bool] = []
+    private var marked: [UInt8] = []
+    private var openCount: [Int32]
+    private var dismissedCount: [Int32]
+    private var buttonDown: UInt8 = 0
+    private var lastPress: (button: UInt8, x: Int32, y: Int32, time: Int64)?
+
+    private static let markDismiss: UInt8 = 1
+    private static let markPending: UInt8 = 2
+
+    init(model: ClickModel) {
+        regions = model.regions
+        traits = model.traits
+        parentOf = model.parentOf
+        openCount = [Int32](repeating: 0, count: model.popups.count)
+        dismissedCount = openCount
+    }
+
+    mutating func resized() {
         for i in openCount.indices { openCount[i] = 0 }
         for o in open { openCount[Int(o.popup)] += 1 }
         let n = open.count
@@ -171,18 +216,14 @@ public final class DecisionEngine {
         pending.reserveCapacity(n)
     }
 
-    // MARK: - Decisions (no allocation)
-
-    /// A button press. Exactly one decision per physical click: a repeat of the same event
-    /// is recognised and decides nothing.
-    public func press(button: UInt8, x: Int32, y: Int32, time: Int64) -> Decision {
-        dismissed.removeAll(keepingCapacity: true)
+    mutating func press(button: UInt8, x: Int32, y: Int32, time: Int64) -> Decision {
+        if !dismissed.isEmpty { dismissed.removeAll(keepingCapacity: true) }
         if let last = lastPress, last.button == button, last.x == x, last.y == y, last.time == time {
             return .passing(.duplicate)
         }
         if buttonDown != 0 { return .passing(.clickInProgress) }
         lastPress = (button, x, y, time)
-        pending.removeAll(keepingCapacity: true)
+        if !pending.isEmpty { pending.removeAll(keepingCapacity: true) }
 
         var decision = classify(x: x, y: y)
         if decision.reason == .exclusion { return decision }
@@ -191,9 +232,9 @@ public final class DecisionEngine {
         for i in open.indices {
             marked[i] = 0
             let o = open[i]
-            let spec = model.popups[Int(o.popup)]
+            let spec = traits[Int(o.popup)]
             guard !inside[i], spec.buttons.contains(button), time - o.openedAt >= spec.graceMs else { continue }
-            if spec.trigger == .press {
+            if !spec.clickTrigger {
                 marked[i] = Self.markDismiss
                 count += 1
             } else {
@@ -211,10 +252,8 @@ public final class DecisionEngine {
         return decision
     }
 
-    /// The release of a press. Dismisses the `trigger = "click"` popups that the press was
-    /// outside of, if the release is outside them too. nil when no press waits on it.
-    public func release(button: UInt8, x: Int32, y: Int32, time: Int64) -> Decision? {
-        dismissed.removeAll(keepingCapacity: true)
+    mutating func release(button: UInt8, x: Int32, y: Int32, time: Int64) -> Decision? {
+        if !dismissed.isEmpty { dismissed.removeAll(keepingCapacity: true) }
         guard buttonDown != 0, button == buttonDown else { return nil }
         buttonDown = 0
         var decision = classify(x: x, y: y)
@@ -240,7 +279,7 @@ public final class DecisionEngine {
     }
 
     /// Hit-tests the point and marks in `inside` every open instance it counts as inside of.
-    private func classify(x: Int32, y: Int32) -> Decision {
+    private mutating func classify(x: Int32, y: Int32) -> Decision {
         for i in inside.indices { inside[i] = false }
         var decision = Decision.passing(.outside)
         for a in windowAreas where a.kind == .exclusion && a.rect.contains(x: x, y: y) {
@@ -264,7 +303,7 @@ public final class DecisionEngine {
     }
 
     @inline(__always)
-    private func markAnchor(_ a: Area, x: Int32, y: Int32, decision: inout Decision) {
+    private mutating func markAnchor(_ a: Area, x: Int32, y: Int32, decision: inout Decision) {
         guard case .anchor(let popup) = a.kind, openCount[Int(popup)] > 0, a.rect.contains(x: x, y: y) else { return }
         for i in open.indices where open[i].popup == popup { inside[i] = true }
         markAncestorsInside(of: popup)
@@ -272,26 +311,26 @@ public final class DecisionEngine {
     }
 
     /// A click inside a child popup is inside its parent, grandparent, ... too.
-    private func markAncestorsInside(of popup: Int32) {
-        var p = model.parentOf[Int(popup)]
-        var guardDepth = model.popups.count
+    private mutating func markAncestorsInside(of popup: Int32) {
+        var p = parentOf[Int(popup)]
+        var guardDepth = parentOf.count
         while p >= 0, guardDepth > 0 {
             for i in open.indices where open[i].popup == p { inside[i] = true }
-            p = model.parentOf[Int(p)]
+            p = parentOf[Int(p)]
             guardDepth -= 1
         }
     }
 
     /// Closing a parent closes its children: an open child whose parent popup has every
     /// open instance dismissed goes too, at any depth.
-    private func cascade() {
+    private mutating func cascade() {
         var changed = true
         while changed {
             changed = false
             for o in open { dismissedCount[Int(o.popup)] = 0 }
             for i in open.indices where marked[i] == Self.markDismiss { dismissedCount[Int(open[i].popup)] += 1 }
             for i in open.indices where marked[i] != Self.markDismiss {
-                let parent = model.parentOf[Int(open[i].popup)]
+                let parent = parentOf[Int(open[i].popup)]
                 if parent >= 0, openCount[Int(parent)] > 0, dismissedCount[Int(parent)] == openCount[Int(parent)] {
                     marked[i] = Self.markDismiss
                     changed = true
@@ -305,13 +344,13 @@ public final class DecisionEngine {
         var any = false
         for i in open.indices where marked[i] == Self.markDismiss || (waiting && marked[i] == Self.markPending) {
             any = true
-            if model.popups[Int(open[i].popup)].outsideClick == .swallow { return .swallow }
+            if traits[Int(open[i].popup)].swallow { return .swallow }
         }
         return any ? .replay : .pass
     }
 
     /// Moves the marked instances from `open` to `dismissed`, in place.
-    private func collectDismissed() {
+    private mutating func collectDismissed() {
         var write = 0
         for read in open.indices {
             if marked[read] == Self.markDismiss {
@@ -330,28 +369,23 @@ public final class DecisionEngine {
         }
     }
 
-    // MARK: - Hit-testing
-
-    /// The topmost region hit among the open popups, front to back, as UIKit's window would.
-    /// A redirect to another popup's region counts as a hit on that popup when it is open.
-    public func hitTest(x: Int32, y: Int32) -> Hit? {
+    func hitTest(x: Int32, y: Int32) -> Hit? {
         var i = open.count - 1
         while i >= 0 {
             let o = open[i]
-            let root = model.regions.roots[Int(o.popup)]
-            let node = model.regions.hitTest(root, x: x &- o.rect.x, y: y &- o.rect.y,
-                                             rootSize: (o.rect.width, o.rect.height))
+            let root = regions.roots[Int(o.popup)]
+            let (rx, ry) = (x &- o.rect.x, y &- o.rect.y)
+            let size = (o.rect.width, o.rect.height)
+            let node = regions.hitTest(root, x: rx, y: ry, rootSize: size)
             if node >= 0 {
-                let target = model.regions.nodes[Int(node)].popup
+                let target = regions.nodes[Int(node)].popup
                 if target == o.popup { return Hit(instance: o.id, popup: o.popup, region: node, touched: o.id) }
                 if let t = open.lastIndex(where: { $0.popup == target }) {
                     return Hit(instance: open[t].id, popup: target, region: node, touched: o.id)
                 }
                 // The redirect's popup is closed: the hit stays on the region that was touched.
-                return Hit(instance: o.id, popup: o.popup,
-                           region: model.regions.hitTest(root, x: x &- o.rect.x, y: y &- o.rect.y,
-                                                         rootSize: (o.rect.width, o.rect.height), followRedirects: false),
-                           touched: o.id)
+                let own = regions.hitTest(root, x: rx, y: ry, rootSize: size, followRedirects: false)
+                return Hit(instance: o.id, popup: o.popup, region: own, touched: o.id)
             }
             i -= 1
         }

@@ -5,6 +5,11 @@ struct RegionNode: Sendable {
     /// The root's size is the open popup's size, so its frame is not stored.
     var frame: Rect
     var slop: Insets
+    /// The hit area (frame grown by slop) as half-open bounds, precomputed for the hot loop.
+    var area = Bounds.empty
+    /// The union of the hit areas in this subtree. Every hit lies in some area of the
+    /// subtree, so a point outside it cannot hit anything here: an exact prune.
+    var subtree = Bounds.empty
     var flags: Flags
     var popup: Int32
     var parent: Int32
@@ -24,6 +29,35 @@ struct RegionNode: Sendable {
     }
 }
 
+/// Half-open integer bounds: minX ≤ x < maxX, minY ≤ y < maxY. Int64 so sums cannot overflow.
+struct Bounds: Sendable {
+    var minX: Int64, minY: Int64, maxX: Int64, maxY: Int64
+
+    static let empty = Bounds(minX: 0, minY: 0, maxX: 0, maxY: 0)
+    static let everything = Bounds(minX: .min, minY: .min, maxX: .max, maxY: .max)
+
+    init(minX: Int64, minY: Int64, maxX: Int64, maxY: Int64) {
+        self.minX = minX
+        self.minY = minY
+        self.maxX = maxX
+        self.maxY = maxY
+    }
+
+    init(_ r: Rect) {
+        self.init(minX: Int64(r.x), minY: Int64(r.y),
+                  maxX: Int64(r.x) + Int64(max(0, r.width)), maxY: Int64(r.y) + Int64(max(0, r.height)))
+    }
+
+    @inline(__always)
+    func contains(_ x: Int64, _ y: Int64) -> Bool { x >= minX && x < maxX && y >= minY && y < maxY }
+
+    func union(_ o: Bounds) -> Bounds {
+        if minX >= maxX || minY >= maxY { return o }
+        if o.minX >= o.maxX || o.minY >= o.maxY { return self }
+        return Bounds(minX: min(minX, o.minX), minY: min(minY, o.minY), maxX: max(maxX, o.maxX), maxY: max(maxY, o.maxY))
+    }
+}
+
 struct RegionTable: Sendable {
     private(set) var nodes: [RegionNode] = []
     /// Dotted path of each node from its popup's name: "calendar", "calendar.card".
@@ -39,6 +73,7 @@ struct RegionTable: Sendable {
             roots.append(root)
             appendChildren(p.regions, parent: root, origin: (0, 0), popup: Int32(i), prefix: p.name)
         }
+        for i in nodes.indices.reversed() { computeBounds(Int32(i)) }
         // Redirects are resolved once every path exists.
         var byPath: [String: Int32] = [:]
         for (i, path) in paths.enumerated() { byPath[path] = Int32(i) }
@@ -54,6 +89,21 @@ struct RegionTable: Sendable {
         if passthrough { f.insert(.passthrough) }
         if clip { f.insert(.clip) }
         return f
+    }
+
+    /// Children come after their parent, so walking backwards sees every child first.
+    private mutating func computeBounds(_ n: Int32) {
+        var node = nodes[Int(n)]
+        node.area = Bounds(node.frame.expanded(by: node.slop))
+        // The root's size is only known when it opens: it never prunes.
+        var subtree = node.flags.contains(.root) ? Bounds.everything : node.area
+        var child = node.lastChild
+        while child >= 0 {
+            subtree = subtree.union(nodes[Int(child)].subtree)
+            child = nodes[Int(child)].previousSibling
+        }
+        node.subtree = node.flags.contains(.inactive) ? .empty : subtree
+        nodes[Int(n)] = node
     }
 
     private mutating func append(_ node: RegionNode, path: String) -> Int32 {
@@ -109,14 +159,19 @@ struct RegionTable: Sendable {
 
     private func hitTest(_ nodes: UnsafeBufferPointer<RegionNode>, _ n: Int32, x: Int32, y: Int32,
                          rootSize: (Int32, Int32), followRedirects: Bool) -> Int32 {
-        let node = nodes[Int(n)]
+        let (px, py) = (Int64(x), Int64(y))
+        // Read fields in place: copying the whole node for every sibling costs more than the test.
+        let slot = nodes.baseAddress.unsafelyUnwrapped + Int(n)
+        guard slot.pointee.subtree.contains(px, py) else { return -1 }
+        let node = slot.pointee
         if node.flags.contains(.inactive) { return -1 }
-        var frame = node.frame
+        let inside: Bool
         if node.flags.contains(.root) {
-            frame.width = rootSize.0
-            frame.height = rootSize.1
+            let size = Rect(x: 0, y: 0, width: rootSize.0, height: rootSize.1)
+            inside = Bounds(size.expanded(by: node.slop)).contains(px, py)
+        } else {
+            inside = node.area.contains(px, py)
         }
-        let inside = frame.expanded(by: node.slop).contains(x: x, y: y)
         if !inside && node.flags.contains(.clip) { return -1 }
         var child = node.lastChild
         while child >= 0 {
