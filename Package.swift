@@ -13,6 +13,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // Geometry, region tree, popups and the decision engine: no X, no Foundation.
@@ -22,12 +24,18 @@ let package = Package(
             "ClickawayCore",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
+        // The control socket's protocol: JSON lines, requests and replies.
+        .target(name: "ClickawayControl", dependencies: [
+            "ClickawayCore",
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         .executableTarget(name: "clickaway", dependencies: [
-            "ClickawayCore", "ClickawayConfig",
+            "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayX11",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "clickawayctl", dependencies: [
-            "ClickawayCore", "ClickawayConfig",
+            "ClickawayCore", "ClickawayConfig", "ClickawayControl",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "ClickawayCoreTests", dependencies: [
@@ -35,5 +43,15 @@ let package = Package(
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "ClickawayConfigTests", dependencies: ["ClickawayConfig", "ClickawayCore"]),
+        // libxcb and the XFixes, RandR and XTest extensions, as a Clang module.
+        .systemLibrary(
+            name: "CXCB",
+            pkgConfig: "xcb xcb-xfixes xcb-randr xcb-xtest",
+            providers: [.apt(["libxcb1-dev", "libxcb-xfixes0-dev", "libxcb-randr0-dev", "libxcb-xtest0-dev"])]),
+        // A safe Swift layer over XCB: Swift values in and out, nothing to free.
+        .target(name: "ClickawayX11", dependencies: ["CXCB", "ClickawayCore"]),
+        // End-to-end test support: Xvfb, openbox, client windows, XTest input. Tests only.
+        .target(name: "XTestHarness", dependencies: ["CXCB", "ClickawayX11"]),
+        .testTarget(name: "ClickawayX11Tests", dependencies: ["ClickawayX11", "XTestHarness", "ClickawayCore"]),
     ]
 )

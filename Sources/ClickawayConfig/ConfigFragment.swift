@@ -1,0 +1,68 @@
+import ClickawayCore
+
+/// What one file contributes. Files are merged in order: popups and exclusions are
+/// concatenated; `[settings]` and `[defaults]` keys of later files win key by key.
+struct ConfigFragment {
+    var settings = SettingsOverrides()
+    var defaults = PopupOptions()
+    var popups: [PopupDraft] = []
+    var exclusions: [ExclusionSpec] = []
+}
+
+/// The `[settings]` keys a file sets.
+struct SettingsOverrides {
+    var backend: Backend?
+    var logLevel: LogLevel?
+
+    /// Keys set here win over `base`.
+    func over(_ base: SettingsOverrides) -> SettingsOverrides {
+        SettingsOverrides(backend: backend ?? base.backend, logLevel: logLevel ?? base.logLevel)
+    }
+
+    func applied(to settings: Settings) -> Settings {
+        var result = settings
+        result.backend = backend ?? result.backend
+        result.logLevel = logLevel ?? result.logLevel
+        return result
+    }
+}
+
+/// The keys a popup inherits from `[defaults]` unless it sets them itself.
+struct PopupOptions {
+    var outsideClick: OutsideClick?
+    var trigger: Trigger?
+    var buttons: ButtonSet?
+    var graceMs: Int64?
+    var dismiss: DismissAction?
+
+    static let builtIn = PopupOptions(outsideClick: .swallow, trigger: .press, buttons: .standard,
+                                      graceMs: 150, dismiss: .close)
+
+    /// Keys set here win over `base`.
+    func over(_ base: PopupOptions) -> PopupOptions {
+        PopupOptions(outsideClick: outsideClick ?? base.outsideClick, trigger: trigger ?? base.trigger,
+                     buttons: buttons ?? base.buttons, graceMs: graceMs ?? base.graceMs,
+                     dismiss: dismiss ?? base.dismiss)
+    }
+
+    func applied(to popup: PopupSpec) -> PopupSpec {
+        var result = popup
+        result.outsideClick = outsideClick ?? result.outsideClick
+        result.trigger = trigger ?? result.trigger
+        result.buttons = buttons ?? result.buttons
+        result.graceMs = graceMs ?? result.graceMs
+        result.dismiss = dismiss ?? result.dismiss
+        return result
+    }
+}
+
+/// A popup as read from its file, before `[defaults]` from every file are known.
+struct PopupDraft {
+    /// Complete but for the inherited keys. Values that could not be read are placeholders;
+    /// the file then has diagnostics, so the spec only feeds the cross-reference checks.
+    var spec: PopupSpec
+    /// The inheritable keys the popup sets itself.
+    var options: PopupOptions
+    /// A popup without a usable name cannot take part in the name and parent checks.
+    var isNamed: Bool
+}

@@ -1,0 +1,266 @@
+import ClickawayCore
+import TOMLKit
+
+/// The keys the configuration accepts, table by table.
+enum Schema {
+    static let topLevelKeys = ["settings", "defaults", "popup", "exclude"]
+    static let settingsKeys = ["backend", "log_level"]
+    /// The keys a popup inherits from `[defaults]`.
+    static let inheritedKeys = ["outside_click", "trigger", "buttons", "grace_ms", "dismiss"]
+    static let popupKeys = ["name", "parent", "window", "rect", "output", "anchors",
+                            "passthrough", "slop", "clip", "redirect", "region"] + inheritedKeys
+    static let regionKeys = ["name", "rect", "slop", "passthrough", "redirect", "clip", "hidden", "enabled", "region"]
+    /// Anchors and exclusions: a window or a rectangle, nothing else.
+    static let areaKeys = ["window", "rect", "output"]
+    static let windowKeys = ["class", "instance", "title", "title_glob", "type"]
+    static let dismissActions = ["close", "unmap", "kill"]
+    /// Backends the configuration may name that this version cannot run yet.
+    static let plannedBackends = ["x11-shield", "wayland"]
+}
+
+/// Maps one file's TOML onto the core model, reporting every problem on the way.
+extension ConfigReader {
+    func fragment(from root: TOMLTable) -> ConfigFragment {
+        let document = TableNode(table: root, source: .root, human: ModelPath())
+        checkKeys(of: document, allowed: Schema.topLevelKeys)
+        var fragment = ConfigFragment()
+        if let node = document["settings"], let settings = table(node, allowed: Schema.settingsKeys) {
+            fragment.settings = self.settings(settings)
+        }
+        if let node = document["defaults"], let defaults = table(node, allowed: Schema.inheritedKeys) {
+            fragment.defaults = options(defaults)
+        }
+        if let node = document["popup"] {
+            fragment.popups = tables(node, expected: "an array of tables ([[popup]])").map(popup)
+        }
+        if let node = document["exclude"] {
+            fragment.exclusions = tables(node, expected: "an array of tables ([[exclude]])").compactMap(exclusion)
+        }
+        return fragment
+    }
+
+    // MARK: Tables
+
+    private func settings(_ t: TableNode) -> SettingsOverrides {
+        SettingsOverrides(backend: t["backend"].flatMap(backend),
+                          logLevel: t["log_level"].flatMap { choice($0, of: LogLevel.self) })
+    }
+
+    private func options(_ t: TableNode) -> PopupOptions {
+        PopupOptions(outsideClick: t["outside_click"].flatMap { choice($0, of: OutsideClick.self) },
+                     trigger: t["trigger"].flatMap { choice($0, of: Trigger.self) },
+                     buttons: t["buttons"].flatMap(buttons),
+                     graceMs: t["grace_ms"].flatMap { integer($0, in: 0...Int.max) }.map(Int64.init),
+                     dismiss: t["dismiss"].flatMap(dismissAction))
+    }
+
+    private func popup(_ element: TableElement) -> PopupDraft {
+        let writtenName = element.table["name"]?.string
+        let step: PathStep = writtenName.map { .popup(index: element.index, name: $0) }
+            ?? .table("popup #\(element.index + 1)")
+        let t = TableNode(table: element.table, source: element.source, human: ModelPath([step]))
+        checkKeys(of: t, allowed: Schema.popupKeys)
+        if let node = t["name"] {
+            name(node)
+        } else {
+            report("missing required key \"name\"", at: t)
+        }
+        // The popup is its own root region: the region keys that make sense there apply to it.
+        var root = RegionSpec(rect: Self.placeholderRect)
+        readRegionBody(t, into: &root)
+        let spec = PopupSpec(
+            name: writtenName ?? "",
+            parent: t["parent"].flatMap(string),
+            source: area(t) ?? .rect(Self.placeholderRect, output: nil),
+            anchors: t["anchors"].map { anchors($0, popup: t.human) } ?? [],
+            passthrough: root.passthrough, slop: root.slop, clip: root.clip, redirect: root.redirect,
+            regions: root.children)
+        return PopupDraft(spec: spec, options: options(t), isNamed: writtenName != nil)
+    }
+
+    private func regions(_ node: Node, parent: ModelPath) -> [RegionSpec] {
+        tables(node, expected: "an array of tables ([[\(node.source.headerName)]])").map { element in
+            let human = parent.appending(.region(index: element.index, name: element.table["name"]?.string))
+            let t = TableNode(table: element.table, source: element.source, human: human)
+            checkKeys(of: t, allowed: Schema.regionKeys)
+            var region = RegionSpec(rect: Self.placeholderRect)
+            if let node = t["name"] { region.name = name(node) }
+            if let node = t["rect"] {
+                if let rect = rect(node) { region.rect = rect }
+            } else {
+                report("missing required key \"rect\"", at: t)
+            }
+            if let node = t["hidden"], let hidden = bool(node) { region.hidden = hidden }
+            if let node = t["enabled"], let enabled = bool(node) { region.enabled = enabled }
+            readRegionBody(t, into: &region)
+            return region
+        }
+    }
+
+    /// The keys a popup shares with its regions, and the child regions.
+    private func readRegionBody(_ t: TableNode, into region: inout RegionSpec) {
+        if let node = t["slop"], let slop = slop(node) { region.slop = slop }
+        if let node = t["passthrough"], let passthrough = bool(node) { region.passthrough = passthrough }
+        if let node = t["redirect"] { region.redirect = string(node) }
+        if let node = t["clip"], let clip = bool(node) { region.clip = clip }
+        if region.passthrough && region.redirect != nil {
+            report("passthrough and redirect exclude each other",
+                   at: t.source.appending(later("passthrough", "redirect", in: t)), .key, human: t.human)
+        }
+        if let node = t["region"] { region.children = regions(node, parent: t.human) }
+    }
+
+    private func anchors(_ node: Node, popup: ModelPath) -> [AreaSource] {
+        tables(node, expected: "an array of anchors like [{ rect = [x, y, width, height] }]").compactMap { element in
+            let t = TableNode(table: element.table, source: element.source,
+                              human: popup.appending(.anchor(index: element.index)))
+            checkKeys(of: t, allowed: Schema.areaKeys)
+            return area(t)
+        }
+    }
+
+    private func exclusion(_ element: TableElement) -> ExclusionSpec? {
+        let t = TableNode(table: element.table, source: element.source,
+                          human: ModelPath([.exclude(index: element.index)]))
+        checkKeys(of: t, allowed: Schema.areaKeys)
+        return area(t).map(ExclusionSpec.init)
+    }
+
+    /// `window = { ... }` or `rect = [...]` with an optional `output`: where a popup, anchor or exclusion is.
+    private func area(_ t: TableNode) -> AreaSource? {
+        let window = t["window"], rect = t["rect"], output = t["output"]
+        if window != nil && rect != nil {
+            report("window and rect exclude each other; set one of them",
+                   at: t.source.appending(later("window", "rect", in: t)), .key, human: t.human)
+            return nil
+        }
+        if let window {
+            if let output { report("output only applies to rect, not to window", at: output.source, .key, human: t.human) }
+            return windowMatch(window).map(AreaSource.window)
+        }
+        guard let rect else {
+            report("missing window = { ... } or rect = [x, y, width, height]", at: t)
+            return nil
+        }
+        let screenOutput = output.flatMap(string)
+        return self.rect(rect).map { .rect($0, output: screenOutput) }
+    }
+
+    private func windowMatch(_ node: Node) -> WindowMatch? {
+        guard let t = table(node, expected: "a window match like { class = \"...\" }", allowed: Schema.windowKeys)
+        else { return nil }
+        if t.table.isEmpty {
+            report("expected at least one of \(Schema.windowKeys.joined(separator: ", "))", at: t)
+        }
+        return WindowMatch(windowClass: t["class"].flatMap(string), instance: t["instance"].flatMap(string),
+                           title: t["title"].flatMap(string), titleGlob: t["title_glob"].flatMap(string),
+                           type: t["type"].flatMap { choice($0, among: WindowMatch.knownTypes) })
+    }
+
+    // MARK: Values
+
+    private func backend(_ node: Node) -> Backend? {
+        if let s = node.value.string, Schema.plannedBackends.contains(s) {
+            let available = quotedList(Backend.allCases.map(\.rawValue))
+            report("backend \"\(s)\" is not available in this version yet; use \(available)", at: node)
+            return nil
+        }
+        return choice(node, of: Backend.self)
+    }
+
+    /// `[A-Za-z0-9_-]+`: names appear in redirect paths (`popup.region`) and on command lines.
+    /// A bad name is still returned, so references to it do not report a second error.
+    @discardableResult
+    private func name(_ node: Node) -> String? {
+        guard let s = string(node) else { return nil }
+        let valid = !s.isEmpty && s.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-"
+        }
+        if !valid {
+            report("expected a name made of letters, digits, \"_\" and \"-\", found \"\(s)\"", at: node)
+        }
+        return s
+    }
+
+    private func rect(_ node: Node) -> Rect? {
+        let form = "[x, y, width, height]"
+        guard let items = array(node, expected: "an array of 4 integers \(form)") else { return nil }
+        guard items.count == 4 else {
+            report("rect needs 4 integers \(form), found \(items.count)", at: node)
+            return nil
+        }
+        let coordinates = Int(Int32.min)...Int(Int32.max), sizes = 0...Int(Int32.max)
+        let x = integer(items[0], in: coordinates), y = integer(items[1], in: coordinates)
+        let width = integer(items[2], in: sizes), height = integer(items[3], in: sizes)
+        guard let x, let y, let width, let height else { return nil }
+        return Rect(x: Int32(x), y: Int32(y), width: Int32(width), height: Int32(height))
+    }
+
+    /// `slop = N` or `slop = [top, right, bottom, left]`.
+    private func slop(_ node: Node) -> Insets? {
+        let sizes = 0...Int(Int32.max)
+        if node.value.type == .int {
+            return integer(node, in: sizes).map { Insets(all: Int32($0)) }
+        }
+        let form = "[top, right, bottom, left]"
+        guard let items = array(node, expected: "a non-negative integer or \(form)") else { return nil }
+        guard items.count == 4 else {
+            report("slop needs 4 integers \(form), found \(items.count)", at: node)
+            return nil
+        }
+        let sides = items.map { integer($0, in: sizes) }
+        guard let top = sides[0], let right = sides[1], let bottom = sides[2], let left = sides[3] else { return nil }
+        return Insets(top: Int32(top), right: Int32(right), bottom: Int32(bottom), left: Int32(left))
+    }
+
+    private func buttons(_ node: Node) -> ButtonSet? {
+        guard let items = array(node, expected: "an array of button numbers like [1, 2, 3]") else { return nil }
+        guard !items.isEmpty else {
+            report("expected at least one button, found an empty array", at: node)
+            return nil
+        }
+        var seen: [Int] = []
+        for item in items {
+            guard let button = integer(item, in: 1...31) else { continue }
+            if seen.contains(button) {
+                report("button \(button) is listed twice", at: item)
+            } else {
+                seen.append(button)
+            }
+        }
+        return ButtonSet(seen)
+    }
+
+    /// `"close" | "unmap" | "kill" | { command = ["argv0", ...] }`.
+    private func dismissAction(_ node: Node) -> DismissAction? {
+        let expected = Schema.dismissActions.map { "\"\($0)\"" }.joined(separator: ", ") + " or { command = [...] }"
+        if node.value.type == .string {
+            switch choice(node, among: Schema.dismissActions, expected: expected) {
+            case "close": return .close
+            case "unmap": return .unmap
+            case "kill": return .kill
+            default: return nil
+            }
+        }
+        guard let t = table(node, expected: expected, allowed: ["command"]) else { return nil }
+        guard let command = t["command"] else {
+            report("missing required key \"command\" (command = [\"program\", \"argument\", ...])", at: t)
+            return nil
+        }
+        guard let items = array(command, expected: "an array of strings [\"program\", \"argument\", ...]")
+        else { return nil }
+        guard let program = items.first else {
+            report("expected at least the program to run, found an empty array", at: command)
+            return nil
+        }
+        let argv = items.compactMap(string)
+        guard argv.count == items.count else { return nil }
+        guard !argv[0].isEmpty else {
+            report("the program name must not be empty", at: program)
+            return nil
+        }
+        return .command(argv)
+    }
+
+    private static let placeholderRect = Rect(x: 0, y: 0, width: 0, height: 0)
+}

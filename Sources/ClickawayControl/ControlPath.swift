@@ -1,0 +1,32 @@
+import Glibc
+
+/// Where the control socket lives: `$XDG_RUNTIME_DIR/clickaway/ctl.sock`.
+public enum ControlPath {
+    public struct Missing: Error, CustomStringConvertible {
+        public var description: String {
+            "XDG_RUNTIME_DIR is not set, so there is no private place for the control socket "
+                + "(systemd and most login managers set it; export it, e.g. XDG_RUNTIME_DIR=/run/user/$(id -u))"
+        }
+    }
+
+    public static func directory(environment: [String: String]) throws(Missing) -> String {
+        guard let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty else { throw Missing() }
+        return runtime + "/clickaway"
+    }
+
+    public static func socket(environment: [String: String]) throws(Missing) -> String {
+        try directory(environment: environment) + "/ctl.sock"
+    }
+}
+
+/// The process environment as a dictionary, without Foundation.
+public func processEnvironment() -> [String: String] {
+    var env: [String: String] = [:]
+    var p = environ
+    while let entry = p.pointee {
+        let s = String(cString: entry)
+        if let eq = s.firstIndex(of: "=") { env[String(s[..<eq])] = String(s[s.index(after: eq)...]) }
+        p += 1
+    }
+    return env
+}

@@ -1,0 +1,166 @@
+import Glibc
+import SystemPackage
+
+/// The daemon's end of the control socket: a directory only its owner can enter, a socket
+/// only its owner can open, and peers of another uid refused by SO_PEERCRED.
+/// Everything is non-blocking; the daemon's poll loop drives it.
+public final class ControlServer {
+    public let path: String
+    public let listener: FileDescriptor
+    private var clients: [Int32: Client] = [:]
+    /// Longest request line accepted: requests are small, anything longer is refused.
+    public static let maxLine = 64 * 1024
+
+    final class Client {
+        let fd: FileDescriptor
+        var input = LineBuffer(limit: ControlServer.maxLine)
+        var output: [UInt8] = []
+        var closeAfterWrite = false
+        init(fd: FileDescriptor) { self.fd = fd }
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public init(directory: String) throws(Failure) {
+        path = directory + "/ctl.sock"
+        try Self.prepareDirectory(directory)
+        guard let addr = unixAddress(path) else { throw Failure(description: "socket path \(path) is too long") }
+        if Self.someoneListens(addr) {
+            throw Failure(description: "another clickaway is already running (its control socket \(path) answers)")
+        }
+        unlink(path)
+        let fd: FileDescriptor
+        do { fd = try newStreamSocket() } catch { throw Failure(description: "cannot create the control socket: \(error)") }
+        // The socket is created 0600 by umask so there is no moment it is open to others.
+        let oldMask = umask(0o177)
+        let bound = withSockaddr(addr) { bind(fd.rawValue, $0, $1) }
+        umask(oldMask)
+        guard bound == 0, listen(fd.rawValue, 16) == 0 else {
+            let e = Errno(rawValue: errno)
+            try? fd.close()
+            throw Failure(description: "cannot listen on \(path): \(e)")
+        }
+        chmod(path, 0o600)
+        setNonBlocking(fd)
+        listener = fd
+    }
+
+    deinit {
+        for c in clients.values { try? c.fd.close() }
+        try? listener.close()
+        unlink(path)
+    }
+
+    private static func prepareDirectory(_ dir: String) throws(Failure) {
+        if mkdir(dir, 0o700) != 0 && errno != EEXIST {
+            throw Failure(description: "cannot create \(dir): \(Errno(rawValue: errno))")
+        }
+        var st = stat()
+        guard lstat(dir, &st) == 0 else { throw Failure(description: "cannot inspect \(dir): \(Errno(rawValue: errno))") }
+        guard st.st_mode & S_IFMT == S_IFDIR else { throw Failure(description: "\(dir) exists and is not a directory") }
+        guard st.st_uid == getuid() else {
+            throw Failure(description: "\(dir) belongs to uid \(st.st_uid), not to you (uid \(getuid())): refusing to put the control socket there")
+        }
+        if st.st_mode & 0o777 != 0o700 { chmod(dir, 0o700) }
+    }
+
+    private static func someoneListens(_ addr: sockaddr_un) -> Bool {
+        guard let fd = try? newStreamSocket() else { return false }
+        defer { try? fd.close() }
+        return withSockaddr(addr) { connect(fd.rawValue, $0, $1) } == 0
+    }
+
+    /// Descriptors the poll loop should watch, with whether each wants POLLOUT.
+    public var pollDescriptors: [(fd: Int32, wantsWrite: Bool)] {
+        [(listener.rawValue, false)] + clients.values.map { ($0.fd.rawValue, !$0.output.isEmpty) }
+    }
+
+    /// A request line from a client; `reply` sends one line back.
+    public struct Request {
+        public let client: Int32
+        public let line: String
+    }
+
+    /// Handles readiness on `fd`; returns the complete request lines it produced.
+    public func handle(fd: Int32, readable: Bool, writable: Bool) -> [Request] {
+        if fd == listener.rawValue {
+            acceptAll()
+            return []
+        }
+        guard let c = clients[fd] else { return [] }
+        var requests: [Request] = []
+        if readable {
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) {
+                drop(fd)
+                return []
+            }
+            if n > 0 {
+                chunk.withUnsafeBytes { c.input.append(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
+                while let line = c.input.next() {
+                    switch line {
+                    case .text(let text): requests.append(Request(client: fd, line: text))
+                    case .tooLong:
+                        send(JSONReply.error("request longer than \(Self.maxLine) bytes").text, to: fd, thenClose: true)
+                        return requests
+                    }
+                }
+            }
+        }
+        if writable { flushOutput(c) }
+        return requests
+    }
+
+    /// Queues one line for a client and writes what the socket takes now.
+    public func send(_ line: String, to fd: Int32, thenClose: Bool = false) {
+        guard let c = clients[fd] else { return }
+        c.output.append(contentsOf: Array(line.utf8) + [0x0A])
+        if thenClose { c.closeAfterWrite = true }
+        flushOutput(c)
+    }
+
+    public var clientDescriptors: [Int32] { Array(clients.keys) }
+
+    private func flushOutput(_ c: Client) {
+        while !c.output.isEmpty {
+            let n = c.output.withUnsafeBytes { Glibc.send(c.fd.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n < 0 {
+                if errno == EAGAIN || errno == EINTR { return }
+                drop(c.fd.rawValue)
+                return
+            }
+            c.output.removeFirst(n)
+        }
+        if c.closeAfterWrite { drop(c.fd.rawValue) }
+    }
+
+    private func acceptAll() {
+        while true {
+            // accept4 is _GNU_SOURCE-only in the Glibc module; set the flags by hand.
+            let fd = accept(listener.rawValue, nil, nil)
+            guard fd >= 0 else { return }
+            let descriptor = FileDescriptor(rawValue: fd)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            setNonBlocking(descriptor)
+            guard peerUID(descriptor) == getuid() else {
+                try? descriptor.close()
+                continue
+            }
+            clients[fd] = Client(fd: descriptor)
+        }
+    }
+
+    public func drop(_ fd: Int32) {
+        guard let c = clients.removeValue(forKey: fd) else { return }
+        try? c.fd.close()
+    }
+}
+
+/// Reply lines: `{"ok":true,...}` or `{"ok":false,"error":"..."}`.
+public enum JSONReply {
+    public static func ok(_ fields: [(String, JSON)] = []) -> JSON { .object([("ok", .bool(true))] + fields) }
+    public static func error(_ message: String) -> JSON { .object([("ok", .bool(false)), ("error", .string(message))]) }
+}

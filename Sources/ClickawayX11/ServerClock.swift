@@ -1,0 +1,58 @@
+import CXCB
+import ClickawayCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Maps X server timestamps (32-bit milliseconds that wrap every 49.7 days) onto a 64-bit
+/// clock, and tells the server's time now without a round trip.
+///
+/// MapNotify carries no timestamp, so a popup's opening time has to be read off this clock
+/// to compare it with a press's time for `grace_ms`.
+public struct ServerClock: Sendable {
+    /// Server time minus CLOCK_MONOTONIC, in milliseconds.
+    private let offset: Int64
+
+    init(offset: Int64) { self.offset = offset }
+
+    public static func monotonicMilliseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    }
+
+    /// The server's time now, estimated.
+    public func now() -> Int64 { Self.monotonicMilliseconds() + offset }
+
+    /// A server timestamp on the 64-bit clock: the value nearest to `now()` with those low bits.
+    @inline(__always)
+    public func unwrap(_ time: Timestamp) -> Int64 {
+        let estimate = now()
+        let delta = Int32(bitPattern: UInt32(truncatingIfNeeded: estimate) &- time)
+        return estimate - Int64(delta)
+    }
+}
+
+extension XConnection {
+    /// Reads the server's clock: changes a property on the root window and waits for the
+    /// PropertyNotify that carries its time. Call before selecting other events on root:
+    /// events read while waiting are dropped.
+    public func calibrateClock() throws(XError) -> ServerClock {
+        let atom = try internAtom("_CLICKAWAY_CLOCK")
+        if let e = check(selectInput(root, .propertyChange)) { throw .request("ChangeWindowAttributes", e) }
+        var zero: UInt32 = 0
+        xcb_change_property(c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), root, atom, UInt32(XCB_ATOM_INTEGER.rawValue), 32, 1, &zero)
+        xcb_delete_property(c, root, atom)
+        let sentAt = ServerClock.monotonicMilliseconds()
+        try sync()
+        var clock: ServerClock?
+        while let event = pollQueuedEvent() {
+            if clock == nil, case .propertyNotify(let p) = event, p.window == root, p.atom == atom {
+                clock = ServerClock(offset: Int64(p.time) - sentAt)
+            }
+        }
+        if let e = check(selectInput(root, [])) { throw .request("ChangeWindowAttributes", e) }
+        // Xorg and Xvfb stamp events with CLOCK_MONOTONIC, so that is the fallback.
+        return clock ?? ServerClock(offset: 0)
+    }
+}

@@ -1,0 +1,173 @@
+import CXCB
+import ClickawayCore
+import ClickawayX11
+
+/// A button press or release as a test window saw it, relative to the window.
+public struct Click: Equatable, Sendable, CustomStringConvertible {
+    public var button: UInt8
+    public var x: Int32
+    public var y: Int32
+
+    public init(button: UInt8, x: Int32, y: Int32) {
+        self.button = button
+        self.x = x
+        self.y = y
+    }
+
+    public var description: String { "button \(button) at (\(x), \(y))" }
+}
+
+/// A window created by a `TestClient`; its records live in the client.
+public struct TestWindow: Hashable, Sendable {
+    public let id: WindowID
+}
+
+/// A test program's X client: one connection, any number of top-level windows, and a
+/// record of what each window received. Nothing is read behind the test's back: records
+/// change only in `drain()` and the `wait` functions.
+public final class TestClient {
+    public let connection: XConnection
+    /// Every event this client received, in order.
+    public private(set) var events: [XEvent] = []
+
+    private struct Record {
+        var closesOnDelete: Bool
+        var presses: [Click] = []
+        var releases: [Click] = []
+        var deleteRequests = 0
+        var destroyed = false
+    }
+    private var records: [WindowID: Record] = [:]
+
+    public init(display: String) throws {
+        connection = try XConnection(display: display)
+    }
+
+    // MARK: Windows
+
+    /// Creates, names and maps a top-level InputOutput window, and returns once it is
+    /// viewable (after the window manager framed and mapped it, if one runs).
+    ///
+    /// - Parameters:
+    ///   - type: `_NET_WM_WINDOW_TYPE` by its short name ("dialog", "popup_menu").
+    ///   - closesOnDelete: list WM_DELETE_WINDOW in WM_PROTOCOLS and destroy the window
+    ///     when a WM_DELETE_WINDOW message arrives, like a well-behaved client.
+    @discardableResult
+    public func createWindow(
+        at rect: Rect,
+        wmClass: WMClass = WMClass(instance: "recorder", windowClass: "Recorder"),
+        title: String = "recorder",
+        type: String? = nil,
+        closesOnDelete: Bool = false,
+        overrideRedirect: Bool = false,
+        timeout: Duration = .seconds(5)
+    ) throws -> TestWindow {
+        let x = connection
+        let id = x.generateID()
+        let typeAtom = try type.map { try x.internAtom("_NET_WM_WINDOW_TYPE_" + $0.uppercased()) }
+        let eventMask: EventMask = [.buttonPress, .buttonRelease, .structureNotify]
+
+        let created = x.withUnsafeConnection { c in
+            // Value list in the order of the mask bits: BACK_PIXEL, OVERRIDE_REDIRECT, EVENT_MASK.
+            let values: [UInt32] = [0xdddddd, overrideRedirect ? 1 : 0, eventMask.rawValue]
+            let mask = XCB_CW_BACK_PIXEL.rawValue | XCB_CW_OVERRIDE_REDIRECT.rawValue | XCB_CW_EVENT_MASK.rawValue
+            let cookie = xcb_create_window_checked(
+                c, UInt8(XCB_COPY_FROM_PARENT), id, x.root,
+                Int16(rect.x), Int16(rect.y), UInt16(rect.width), UInt16(rect.height), 0,
+                UInt16(XCB_WINDOW_CLASS_INPUT_OUTPUT.rawValue), UInt32(XCB_COPY_FROM_PARENT), mask, values)
+            setString(c, id, UInt32(XCB_ATOM_WM_CLASS.rawValue), UInt32(XCB_ATOM_STRING.rawValue),
+                      wmClass.instance + "\0" + wmClass.windowClass + "\0")
+            setString(c, id, x.atoms.netWMName, x.atoms.utf8String, title)
+            setString(c, id, UInt32(XCB_ATOM_WM_NAME.rawValue), UInt32(XCB_ATOM_STRING.rawValue), title)
+            if let typeAtom {
+                setWords(c, id, x.atoms.netWMWindowType, UInt32(XCB_ATOM_ATOM.rawValue), [typeAtom])
+            }
+            if closesOnDelete {
+                setWords(c, id, x.atoms.wmProtocols, UInt32(XCB_ATOM_ATOM.rawValue), [x.atoms.wmDeleteWindow])
+            }
+            // WM_NORMAL_HINTS with USPosition|USSize, so a window manager keeps the position.
+            let hints: [UInt32] = [1 | 2, UInt32(bitPattern: rect.x), UInt32(bitPattern: rect.y),
+                                   UInt32(rect.width), UInt32(rect.height)] + Array(repeating: 0, count: 13)
+            setWords(c, id, UInt32(XCB_ATOM_WM_NORMAL_HINTS.rawValue), UInt32(XCB_ATOM_WM_SIZE_HINTS.rawValue), hints)
+            xcb_map_window(c, id)
+            return CheckedCookie(sequence: cookie.sequence)
+        }
+        if let error = x.check(created) { throw HarnessError("cannot create a window at \(rect): \(error)") }
+        records[id] = Record(closesOnDelete: closesOnDelete)
+
+        try wait("MapNotify for window 0x\(String(id, radix: 16)) at \(rect)", timeout: timeout) { event in
+            if case let .mapNotify(m) = event, m.window == id { return true }
+            return nil
+        }
+        // Under a window manager the client is mapped before its frame: wait for the frame too.
+        try eventually("window 0x\(String(id, radix: 16)) to become viewable", timeout: timeout) {
+            try x.getWindowAttributes(id).mapState == .viewable
+        }
+        return TestWindow(id: id)
+    }
+
+    public func destroy(_ window: TestWindow) throws {
+        connection.withUnsafeConnection { c in _ = xcb_destroy_window(c, window.id) }
+        try connection.sync()
+    }
+
+    // MARK: Records
+
+    /// Reads everything the server has sent so far: a round trip first, so every event
+    /// generated before this call is in, then the queue.
+    public func drain() throws {
+        try connection.sync()
+        while let event = connection.pollQueuedEvent() { try handle(event) }
+    }
+
+    public func presses(_ window: TestWindow) -> [Click] { records[window.id]?.presses ?? [] }
+    public func releases(_ window: TestWindow) -> [Click] { records[window.id]?.releases ?? [] }
+    /// WM_DELETE_WINDOW messages the window received.
+    public func deleteRequests(_ window: TestWindow) -> Int { records[window.id]?.deleteRequests ?? 0 }
+    public func isDestroyed(_ window: TestWindow) -> Bool { records[window.id]?.destroyed ?? false }
+
+    /// Records events until `match` returns a value; fails after `timeout` naming `what`.
+    @discardableResult
+    public func wait<T>(_ what: String, timeout: Duration = .seconds(5), _ match: (XEvent) -> T?) throws -> T {
+        try connection.waitForEvent(what, timeout: timeout) { event throws -> T? in
+            try handle(event)
+            return match(event)
+        }
+    }
+
+    /// A passive grab on the root window from this client, e.g. to hold a combination the
+    /// daemon then cannot grab. Returns the X error if the grab failed.
+    public func grabOnRoot(button: UInt8, modifiers: ModifierMask, mode: GrabMode = .async) -> XErrorInfo? {
+        connection.check(connection.grabButton(button: button, modifiers: modifiers, window: connection.root, pointerMode: mode))
+    }
+
+    private func handle(_ event: XEvent) throws {
+        events.append(event)
+        switch event {
+        case let .buttonPress(b) where records[b.window] != nil:
+            records[b.window]!.presses.append(Click(button: b.button, x: b.eventX, y: b.eventY))
+        case let .buttonRelease(b) where records[b.window] != nil:
+            records[b.window]!.releases.append(Click(button: b.button, x: b.eventX, y: b.eventY))
+        case let .clientMessage(m) where records[m.window] != nil
+            && m.type == connection.atoms.wmProtocols && m.data.0 == connection.atoms.wmDeleteWindow:
+            records[m.window]!.deleteRequests += 1
+            if records[m.window]!.closesOnDelete {
+                connection.withUnsafeConnection { c in _ = xcb_destroy_window(c, m.window) }
+                connection.flush()
+            }
+        case let .destroyNotify(d) where records[d.window] != nil:
+            records[d.window]!.destroyed = true
+        default:
+            break
+        }
+    }
+}
+
+private func setString(_ c: OpaquePointer, _ window: WindowID, _ property: Atom, _ type: Atom, _ value: String) {
+    let bytes = Array(value.utf8)
+    xcb_change_property(c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, property, type, 8, UInt32(bytes.count), bytes)
+}
+
+private func setWords(_ c: OpaquePointer, _ window: WindowID, _ property: Atom, _ type: Atom, _ value: [UInt32]) {
+    xcb_change_property(c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, property, type, 32, UInt32(value.count), value)
+}

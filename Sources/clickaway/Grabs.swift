@@ -1,0 +1,92 @@
+import ClickawayCore
+import ClickawayX11
+import Logging
+
+/// The passive SYNC button grabs on the root window, held only while a popup is open.
+///
+/// AnyModifier would fail whole on BadAccess if another client grabs any overlapping
+/// combination, so each lock combination is grabbed on its own, checked, and the refused
+/// ones are reported one by one while the others keep working.
+final class Grabs {
+    struct Combination: Hashable {
+        var button: UInt8
+        var modifiers: ModifierMask
+    }
+
+    private let x: XConnection
+    private let logger: Logger
+    /// The lock modifiers and their unions: with these held, a click still counts.
+    let lockCombinations: [ModifierMask]
+    private let lockNames: [(ModifierMask, String)]
+    private(set) var held: [Combination] = []
+    private(set) var refused: [(Combination, XErrorInfo)] = []
+    private(set) var buttons = ButtonSet(bits: 0)
+
+    init(x: XConnection, logger: Logger) {
+        self.x = x
+        self.logger = logger
+        let numLock = (try? x.modifierMask(forKeysym: Keysym.numLock)) ?? []
+        let scrollLock = (try? x.modifierMask(forKeysym: Keysym.scrollLock)) ?? []
+        var names: [(ModifierMask, String)] = [(numLock, "NumLock"), (.lock, "CapsLock"), (scrollLock, "ScrollLock")]
+        names.removeAll { $0.0.isEmpty }
+        lockNames = names
+        var combos: Set<UInt16> = [0]
+        for (mask, _) in names {
+            for c in combos { combos.insert(c | mask.rawValue) }
+        }
+        lockCombinations = combos.sorted().map { ModifierMask(rawValue: $0) }
+    }
+
+    var isGrabbing: Bool { !held.isEmpty }
+
+    func describe(_ modifiers: ModifierMask) -> String {
+        let names = lockNames.filter { modifiers.contains($0.0) }.map(\.1)
+        return names.isEmpty ? "no modifiers" : names.joined(separator: "+")
+    }
+
+    /// Holds exactly the grabs for `wanted` (nothing when it is empty).
+    /// Returns the combinations newly refused, for the caller to report.
+    @discardableResult
+    func update(to wanted: ButtonSet) -> [(Combination, XErrorInfo)] {
+        guard wanted != buttons else { return [] }
+        release()
+        buttons = wanted
+        let combos = wanted.buttons.flatMap { b in lockCombinations.map { Combination(button: UInt8(b), modifiers: $0) } }
+        // Send every grab, then collect the answers: one round trip for all of them.
+        let cookies = combos.map { x.grabButton(button: $0.button, modifiers: $0.modifiers, window: x.root, pointerMode: .sync) }
+        var newlyRefused: [(Combination, XErrorInfo)] = []
+        for (combo, cookie) in zip(combos, cookies) {
+            if let error = x.check(cookie) {
+                refused.append((combo, error))
+                newlyRefused.append((combo, error))
+                logger.error("\(refusalSentence(combo, error))")
+            } else {
+                held.append(combo)
+            }
+        }
+        x.flush()
+        if !held.isEmpty {
+            logger.debug("grabbing buttons on the root window", metadata: [
+                "buttons": "\(wanted.buttons)", "combinations": "\(held.count)",
+            ])
+        }
+        return newlyRefused
+    }
+
+    func refusalSentence(_ combo: Combination, _ error: XErrorInfo) -> String {
+        let culprit = error.name == "BadAccess"
+            ? "another client (often the window manager) already grabs that combination on the root window"
+            : "the X server answered \(error.name)"
+        return "cannot grab button \(combo.button) with \(describe(combo.modifiers)): \(culprit); "
+            + "clicks with that combination will not dismiss popups"
+    }
+
+    /// Lets go of every grab.
+    func release() {
+        for c in held { x.ungrabButton(button: c.button, modifiers: c.modifiers, window: x.root) }
+        held = []
+        refused = []
+        buttons = ButtonSet(bits: 0)
+        x.flush()
+    }
+}

@@ -1,0 +1,168 @@
+import ArgumentParser
+import ClickawayConfig
+import ClickawayControl
+import ClickawayCore
+import Foundation
+
+/// Exit codes: 0 ok, 1 refused or invalid, 2 unreadable input or daemon unreachable.
+@main
+struct ClickawayCtl: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clickawayctl",
+        abstract: "Check the clickaway configuration and talk to the running daemon.",
+        discussion: "Exit status: 0 ok; 1 invalid configuration or request refused; 2 file unreadable or daemon unreachable.",
+        subcommands: [Check.self, Hit.self, Status.self, Sync.self])
+}
+
+func printError(_ message: String) {
+    let text = message + "\n"
+    _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+}
+
+struct Check: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Validate a configuration file (default: config.toml and conf.d/*.toml).")
+
+    @Argument(help: "The file to check instead of the XDG lookup.")
+    var file: String?
+
+    func run() throws {
+        do {
+            let loaded = try ConfigLoader.load(file: file, environment: processEnvironment())
+            for note in loaded.notes { printError("note: \(note)") }
+            print("ok: \(loaded.popupCount) popups, \(loaded.exclusionCount) exclusions")
+        } catch {
+            printError("\(error)")
+            if case .unreadable = error { throw ExitCode(2) }
+            throw ExitCode(1)
+        }
+    }
+}
+
+struct Hit: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Explain what one press at X Y would do, offline against a configuration.",
+        discussion: """
+            Popups marked with --open are open, later ones on top; each opened at time 0 and the \
+            press happens at --at-ms. A window popup needs its rectangle: --open NAME=X,Y,W,H.
+            """)
+
+    @Option(name: .long, help: "The configuration file (default: the XDG lookup).")
+    var config: String?
+
+    @Option(name: .long, help: "Mark a popup open: NAME, or NAME=X,Y,W,H for a window popup.")
+    var open: [String] = []
+
+    @Option(name: .customLong("at-ms"), help: "When the press happens, in ms after the popups opened.")
+    var atMs: Int64 = 10_000
+
+    @Option(name: .long, help: "The button pressed.")
+    var button: UInt8 = 1
+
+    @Argument var x: Int32
+    @Argument var y: Int32
+
+    @Flag(name: .long, help: "Print one JSON object.")
+    var json = false
+
+    func run() throws {
+        let loaded: LoadedConfig
+        do {
+            loaded = try ConfigLoader.load(file: config, environment: processEnvironment())
+        } catch {
+            printError("\(error)")
+            if case .unreadable = error { throw ExitCode(2) }
+            throw ExitCode(1)
+        }
+        let engine = DecisionEngine(model: loaded.model)
+        for (i, spec) in open.enumerated() {
+            engine.open(try instance(spec, id: UInt64(i + 1), model: loaded.model))
+        }
+        let explanation = engine.explain(button: button, x: x, y: y, time: atMs)
+        print(json ? explanation.json.text : explanation.humanText)
+    }
+
+    private func instance(_ spec: String, id: UInt64, model: ClickModel) throws -> PopupInstance {
+        let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
+        let name = parts[0]
+        guard let index = model.popupIndex(named: name) else {
+            let known = model.popups.map(\.name)
+            throw ValidationError("no popup named \"\(name)\" in the configuration" + suggestion(name, known))
+        }
+        let popup = model.popups[Int(index)]
+        var rect = popup.fixedRect
+        if parts.count == 2 {
+            let numbers = parts[1].split(separator: ",").compactMap { Int32($0.trimmingCharacters(in: .whitespaces)) }
+            guard numbers.count == 4, numbers[2] >= 0, numbers[3] >= 0 else {
+                throw ValidationError("--open \(spec): the rectangle is X,Y,WIDTH,HEIGHT in pixels, e.g. \(name)=100,40,300,200")
+            }
+            rect = Rect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
+        }
+        guard let rect else {
+            throw ValidationError("popup \"\(name)\" is a window popup: give its rectangle, e.g. --open \(name)=100,40,300,200")
+        }
+        return PopupInstance(popup: index, rect: rect, openedAt: 0, id: id)
+    }
+}
+
+/// One request to the daemon; prints its error and exits 1 when refused, 2 when unreachable.
+func callDaemon(_ request: JSON, timeoutMs: Int32 = 10_000) throws -> JSON {
+    do {
+        let path = try ControlPath.socket(environment: processEnvironment())
+        let reply = try ControlClient(path: path).call(request, timeoutMs: timeoutMs)
+        if reply["ok"]?.boolValue != true {
+            printError("clickawayctl: the daemon refused: \(reply["error"]?.stringValue ?? reply.text)")
+            throw ExitCode(1)
+        }
+        return reply
+    } catch let error as ControlPath.Missing {
+        printError("clickawayctl: \(error)")
+        throw ExitCode(2)
+    } catch let error as ControlClient.Failure {
+        printError("clickawayctl: \(error)")
+        throw ExitCode(2)
+    }
+}
+
+struct Sync: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Wait until the daemon has handled everything the X server sent before now.")
+
+    func run() throws { _ = try callDaemon(.object([("request", .string("sync"))])) }
+}
+
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show what the daemon tracks and holds.")
+
+    @Flag(name: .long, help: "Print one JSON object.")
+    var json = false
+
+    func run() throws {
+        let reply = try callDaemon(.object([("request", .string("status"))]))
+        guard !json else {
+            print(reply.text)
+            return
+        }
+        print("backend:  \(reply["backend"]?.stringValue ?? "?") on \(reply["display"]?.stringValue ?? "?")")
+        let files = reply["config"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        print("config:   \(files.isEmpty ? "none (no popups)" : files.joined(separator: ", "))")
+        let grab = reply["grab"]
+        if grab?["active"]?.boolValue == true {
+            let buttons = grab?["buttons"]?.arrayValue?.compactMap(\.intValue).map(String.init) ?? []
+            let held = grab?["held"]?.arrayValue?.count ?? 0
+            print("grab:     buttons \(buttons.joined(separator: ", ")) on the root window (\(held) combinations held)")
+        } else {
+            print("grab:     none (no popup open)")
+        }
+        for r in grab?["refused"]?.arrayValue ?? [] {
+            print("refused:  button \(r["button"]?.intValue ?? 0) with \(r["modifiers"]?.stringValue ?? "?") (\(r["error"]?.stringValue ?? "?"))")
+        }
+        let open = reply["open"]?.arrayValue ?? []
+        print("open:     \(open.isEmpty ? "nothing" : "")")
+        for o in open {
+            let rect = o["rect"]?.arrayValue?.compactMap(\.intValue).map(String.init).joined(separator: ", ") ?? ""
+            print("  \(o["popup"]?.stringValue ?? "?")  window \(o["window"]?.stringValue ?? "-")  [\(rect)]")
+        }
+        if let error = reply["last_error"]?.stringValue { print("last error: \(error)") }
+    }
+}

@@ -1,0 +1,30 @@
+import ClickawayX11
+import XTestHarness
+
+/// Runs `body` against a fresh Xvfb of its own, so tests can run in parallel; the server
+/// is stopped however `body` ends.
+func withXvfb(_ body: (String) throws -> Void) throws {
+    let server = try XvfbServer()
+    defer { server.stop() }
+    try body(server.display)
+}
+
+/// The same, with openbox managing the screen.
+func withOpenbox(_ body: (String) throws -> Void) throws {
+    try withXvfb { display in
+        let wm = try WindowManager(display: display)
+        defer { wm.stop() }
+        try body(display)
+    }
+}
+
+extension XEvent {
+    /// Button presses and releases only, for comparing what a grabbing client saw.
+    var buttonEvent: (press: Bool, ButtonEvent)? {
+        switch self {
+        case let .buttonPress(b): (true, b)
+        case let .buttonRelease(b): (false, b)
+        default: nil
+        }
+    }
+}
