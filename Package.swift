@@ -51,7 +51,12 @@ let package = Package(
         // A safe Swift layer over XCB: Swift values in and out, nothing to free.
         .target(name: "ClickawayX11", dependencies: ["CXCB", "ClickawayCore"]),
         // End-to-end test support: Xvfb, openbox, client windows, XTest input. Tests only.
-        .target(name: "XTestHarness", dependencies: ["CXCB", "ClickawayX11"]),
+        .target(name: "XTestHarness", dependencies: ["CXCB", "ClickawayX11", "ClickawayCore"]),
+        // The daemon and clickawayctl as processes, against Xvfb and openbox. `swift test`
+        // does not link executables: `make test` runs `swift build` first.
+        .testTarget(name: "ClickawayE2ETests", dependencies: [
+            "ClickawayCore", "ClickawayControl", "ClickawayX11", "XTestHarness",
+        ]),
         .testTarget(name: "ClickawayX11Tests", dependencies: ["ClickawayX11", "XTestHarness", "ClickawayCore"]),
     ]
 )

@@ -9,6 +9,43 @@ struct ConfigFragment {
     var exclusions: [ExclusionSpec] = []
 }
 
+/// Every file's fragment merged in load order, `[defaults]` applied, remembering where each
+/// popup and exclusion was written so problems found in the merged lists can be located.
+struct MergedConfig {
+    /// A file number and an index within that file's `[[popup]]` or `[[exclude]]` array.
+    struct Origin {
+        let file: Int
+        let index: Int
+    }
+
+    private(set) var settings = Settings()
+    private(set) var popups: [PopupSpec] = []
+    private(set) var popupOrigins: [Origin] = []
+    /// The popups with a name; only these can take part in the name and parent checks.
+    private(set) var namedPopups: [Int] = []
+    private(set) var exclusions: [ExclusionSpec] = []
+    private(set) var exclusionOrigins: [Origin] = []
+
+    init(_ fragments: [ConfigFragment]) {
+        var settingsOverrides = SettingsOverrides()
+        var defaults = PopupOptions()
+        var drafts: [PopupDraft] = []
+        for (file, fragment) in fragments.enumerated() {
+            settingsOverrides = fragment.settings.over(settingsOverrides)
+            defaults = fragment.defaults.over(defaults)
+            drafts += fragment.popups
+            popupOrigins += fragment.popups.indices.map { Origin(file: file, index: $0) }
+            exclusions += fragment.exclusions
+            exclusionOrigins += fragment.exclusions.indices.map { Origin(file: file, index: $0) }
+        }
+        settings = settingsOverrides.applied(to: settings)
+        // Defaults from every file apply to popups of every file.
+        let inherited = defaults.over(.builtIn)
+        popups = drafts.map { $0.options.over(inherited).applied(to: $0.spec) }
+        namedPopups = drafts.indices.filter { drafts[$0].isNamed }
+    }
+}
+
 /// The `[settings]` keys a file sets.
 struct SettingsOverrides {
     var backend: Backend?

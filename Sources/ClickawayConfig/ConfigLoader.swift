@@ -121,74 +121,73 @@ public enum ConfigLoader {
 
     // MARK: Assembling the model
 
-    /// Where a popup or exclusion of the merged model was written: file number and index in that file.
-    private struct Origin {
-        let file: Int
-        let index: Int
-    }
-
     /// What one file yielded: its reader (for positions and diagnostics) unless it failed to parse.
     private struct ParsedFile {
         let reader: ConfigReader?
         let fragment: ConfigFragment
-        let parseErrors: [Diagnostic]
+        let syntaxError: Diagnostic?
+
+        var diagnostics: [Diagnostic] { (syntaxError.map { [$0] } ?? []) + (reader?.diagnostics ?? []) }
     }
 
     private static func assemble(_ files: [ConfigFile], order: [String], failures: [Diagnostic]) throws(ConfigError) -> LoadedConfig {
         let parsed = files.map(parse)
-
-        var settings = SettingsOverrides()
-        var defaults = PopupOptions()
-        var drafts: [PopupDraft] = []
-        var popupOrigins: [Origin] = []
-        var exclusions: [ExclusionSpec] = []
-        var exclusionOrigins: [Origin] = []
-        for (fileNumber, file) in parsed.enumerated() {
-            let fragment = file.fragment
-            settings = fragment.settings.over(settings)
-            defaults = fragment.defaults.over(defaults)
-            drafts += fragment.popups
-            popupOrigins += fragment.popups.indices.map { Origin(file: fileNumber, index: $0) }
-            exclusions += fragment.exclusions
-            exclusionOrigins += fragment.exclusions.indices.map { Origin(file: fileNumber, index: $0) }
-        }
-        let inherited = defaults.over(.builtIn)
-        let popups = drafts.map { $0.options.over(inherited).applied(to: $0.spec) }
-
-        let hasErrors = !failures.isEmpty || parsed.contains { !$0.parseErrors.isEmpty || !($0.reader?.diagnostics.isEmpty ?? true) }
-        // Unnamed popups (already reported) would only add confusing name and parent errors.
-        let named = drafts.indices.filter { drafts[$0].isNamed }
+        let merged = MergedConfig(parsed.map(\.fragment))
         let problems: [ModelProblem]
-        if !hasErrors {
+        if failures.isEmpty && parsed.allSatisfy({ $0.diagnostics.isEmpty }) {
             do {
-                let model = try ClickModel(settings: settings.applied(to: Settings()), popups: popups,
-                                           exclusions: exclusions)
+                let model = try ClickModel(settings: merged.settings, popups: merged.popups, exclusions: merged.exclusions)
                 return LoadedConfig(model: model, files: files.map(\.path), notes: [])
             } catch {
                 problems = error.problems
             }
         } else {
-            problems = ModelValidator.problems(popups: named.map { popups[$0] })
+            // Still check names, parents and redirects, so one run reports everything.
+            problems = ModelValidator.problems(popups: merged.namedPopups.map { merged.popups[$0] })
         }
 
-        let validatedOrigins = named.map { popupOrigins[$0] }
-        var orphans: [Diagnostic] = []
+        let locator = ProblemLocator(
+            popups: merged.namedPopups.map { merged.popupOrigins[$0] }, exclusions: merged.exclusionOrigins)
+        var unlocated: [Diagnostic] = []
         for problem in problems {
-            if let (fileNumber, source) = locate(problem.path, popups: validatedOrigins, exclusions: exclusionOrigins),
-               let reader = parsed[fileNumber].reader {
+            if let (file, source) = locator.locate(problem.path), let reader = parsed[file].reader {
                 reader.report(problem.message, at: source, .value, human: problem.path)
             } else {
-                orphans.append(Diagnostic(file: files.first?.path ?? "configuration",
-                                          path: problem.path.description, message: problem.message))
+                unlocated.append(Diagnostic(file: files.first?.path ?? "configuration",
+                                            path: problem.path.description, message: problem.message))
             }
         }
-
-        let diagnostics = failures + orphans + parsed.flatMap { $0.parseErrors + ($0.reader?.diagnostics ?? []) }
-        throw .invalid(sorted(diagnostics, order: order))
+        throw .invalid(sorted(failures + unlocated + parsed.flatMap(\.diagnostics), order: order))
     }
 
-    /// Turns a core `ModelPath` (indices into the merged lists) back into a file and a TOML path.
-    private static func locate(_ path: ModelPath, popups: [Origin], exclusions: [Origin]) -> (file: Int, source: TOMLPath)? {
+    private static func parse(_ file: ConfigFile) -> ParsedFile {
+        switch TOMLDocument.parse(file) {
+        case .parsed(let document):
+            let reader = ConfigReader(file: file.path, index: document.index, lines: document.lines)
+            return ParsedFile(reader: reader, fragment: reader.fragment(from: document.root), syntaxError: nil)
+        case .invalid(let diagnostic):
+            return ParsedFile(reader: nil, fragment: ConfigFragment(), syntaxError: diagnostic)
+        }
+    }
+
+    /// By file in load order, then line and column; diagnostics about a whole file come first.
+    private static func sorted(_ diagnostics: [Diagnostic], order: [String]) -> [Diagnostic] {
+        let rank = Dictionary(order.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        return diagnostics.enumerated().sorted { a, b in
+            let keyA = (rank[a.element.file] ?? order.count, a.element.line ?? 0, a.element.column ?? 0, a.offset)
+            let keyB = (rank[b.element.file] ?? order.count, b.element.line ?? 0, b.element.column ?? 0, b.offset)
+            return keyA < keyB
+        }.map(\.element)
+    }
+}
+
+/// Turns a core `ModelPath` (indices into the merged lists) back into a file and a TOML path.
+private struct ProblemLocator {
+    /// Indexed like the popups the validator saw.
+    let popups: [MergedConfig.Origin]
+    let exclusions: [MergedConfig.Origin]
+
+    func locate(_ path: ModelPath) -> (file: Int, source: TOMLPath)? {
         var file: Int?
         var source = TOMLPath.root
         for step in path.steps {
@@ -210,38 +209,5 @@ public enum ConfigLoader {
             }
         }
         return file.map { ($0, source) }
-    }
-
-    private static func parse(_ file: ConfigFile) -> ParsedFile {
-        func failed(_ diagnostic: Diagnostic) -> ParsedFile {
-            ParsedFile(reader: nil, fragment: ConfigFragment(), parseErrors: [diagnostic])
-        }
-        // toml++ reads a C string: text after a NUL would silently vanish.
-        if file.text.unicodeScalars.contains("\0") {
-            return failed(Diagnostic(file: file.path, message: "contains a NUL character; is it a text file?"))
-        }
-        let root: TOMLTable
-        do {
-            root = try TOMLTable(string: file.text)
-        } catch let error as TOMLParseError {
-            let position = error.source.begin
-            return failed(Diagnostic(file: file.path, line: position.line, column: position.column,
-                                     sourceLine: SourceLines(file.text)[position.line],
-                                     message: "invalid TOML: \(error.description)"))
-        } catch {
-            return failed(Diagnostic(file: file.path, message: "invalid TOML: \(error)"))
-        }
-        let reader = ConfigReader(file: file.path, text: file.text)
-        return ParsedFile(reader: reader, fragment: reader.fragment(from: root), parseErrors: [])
-    }
-
-    /// By file in load order, then line and column; diagnostics about a whole file come first.
-    private static func sorted(_ diagnostics: [Diagnostic], order: [String]) -> [Diagnostic] {
-        let rank = Dictionary(order.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        return diagnostics.enumerated().sorted { a, b in
-            let keyA = (rank[a.element.file] ?? order.count, a.element.line ?? 0, a.element.column ?? 0, a.offset)
-            let keyB = (rank[b.element.file] ?? order.count, b.element.line ?? 0, b.element.column ?? 0, b.offset)
-            return keyA < keyB
-        }.map(\.element)
     }
 }

@@ -35,10 +35,10 @@ final class ConfigReader {
     private let lines: SourceLines
     private(set) var diagnostics: [Diagnostic] = []
 
-    init(file: String, text: String) {
+    init(file: String, index: SourceIndex, lines: SourceLines) {
         self.file = file
-        index = SourceIndex(text: text)
-        lines = SourceLines(text)
+        self.index = index
+        self.lines = lines
     }
 
     // MARK: Reporting
@@ -131,19 +131,7 @@ final class ConfigReader {
         return b
     }
 
-    /// `expected` describes the whole range for both kinds of failure: "a non-negative integer".
-    func integer(_ node: Node, in range: ClosedRange<Int>, expected: String) -> Int? {
-        guard let n = node.value.int else {
-            mismatch(node, expected: expected)
-            return nil
-        }
-        guard range.contains(n) else {
-            report("expected \(expected), found \(n)", at: node)
-            return nil
-        }
-        return n
-    }
-
+    /// Out of range, the message names the range: "expected an integer from 1 to 31, found 40".
     func integer(_ node: Node, in range: ClosedRange<Int>) -> Int? {
         guard let n = node.value.int else {
             mismatch(node, expected: "an integer")

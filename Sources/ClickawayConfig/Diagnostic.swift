@@ -87,6 +87,6 @@ struct SourceLines: Sendable {
         if n == lines.count + 1 { return "" }
         guard n >= 1, n <= lines.count else { return nil }
         let line = lines[n - 1]
-        return String(line.last == "\r" ? line.dropLast() : line)
+        return String(Substring(line.last == "\r" ? line.dropLast() : line))
     }
 }

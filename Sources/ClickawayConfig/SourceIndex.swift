@@ -67,12 +67,26 @@ struct SourceIndex: Sendable {
         var value: SourceSpan?
     }
 
+    /// A syntax error toml++ 3 does not report but asserts on (aborting the process, or undefined
+    /// behaviour without assertions): a header key starting with a character no key can start with
+    /// (`[[[a]]]`, `[=]`), or a `}` where an array expects a value (`[1, }`).
+    struct ParserTrap: Sendable {
+        var position: SourceSpan
+        /// Where the statement containing it starts, in Unicode scalars from the start of the text:
+        /// toml++ reaches the trap only if everything before that parses.
+        var statementOffset: Int
+        /// What toml++ would say, in its words.
+        var message: String
+    }
+
     private(set) var entries: [TOMLPath: Entry]
+    let firstParserTrap: ParserTrap?
 
     init(text: String) {
         var scanner = Scanner(text: text)
         scanner.scanDocument()
         entries = scanner.entries
+        firstParserTrap = scanner.firstParserTrap
     }
 
     /// The span of `token` at `path`, or of the nearest enclosing key that was written down.
@@ -100,16 +114,14 @@ private struct Scanner {
     /// How many `[[...]]` elements each array of tables has so far, keyed by the array's resolved path.
     var arrayOfTablesCounts: [TOMLPath: Int] = [:]
     var currentTable = TOMLPath.root
+    var statementStart = 0
+    var firstParserTrap: SourceIndex.ParserTrap?
 
     init(text: String) {
         chars = Array(text.unicodeScalars)
     }
 
     var peek: Unicode.Scalar? { pos < chars.count ? chars[pos] : nil }
-
-    func peek(_ offset: Int) -> Unicode.Scalar? {
-        pos + offset < chars.count ? chars[pos + offset] : nil
-    }
 
     mutating func advance() {
         guard pos < chars.count else { return }
@@ -152,10 +164,25 @@ private struct Scanner {
         return SourceSpan(line: start.line, column: start.column, length: max(1, length))
     }
 
+    mutating func trap(_ message: String) {
+        guard firstParserTrap == nil else { return }
+        firstParserTrap = SourceIndex.ParserTrap(position: SourceSpan(line: line, column: column, length: 1),
+                                                 statementOffset: statementStart, message: message)
+    }
+
+    /// A character as toml++ quotes it in messages.
+    static func shown(_ c: Unicode.Scalar) -> String {
+        ["\n": "\\n", "\r": "\\r", "\t": "\\t"][c] ?? String(c)
+    }
+
     // MARK: Trivia
 
-    mutating func skipSpaces() {
+    /// Skips blanks within the line; returns whether there were any.
+    @discardableResult
+    mutating func skipSpaces() -> Bool {
+        let before = pos
         while let c = peek, c == " " || c == "\t" || c == "\u{FEFF}" { advance() }
+        return pos > before
     }
 
     mutating func skipTrivia() {
@@ -177,6 +204,7 @@ private struct Scanner {
             skipTrivia()
             guard let c = peek else { return }
             let before = pos
+            statementStart = pos
             if c == "[" {
                 scanHeader()
             } else {
@@ -190,8 +218,16 @@ private struct Scanner {
     mutating func scanHeader() {
         let start = (line, column)
         advance()
+        let spaced = skipSpaces()
         let isArray = peek == "["
-        if isArray { advance() }
+        if isArray {
+            advance()
+            skipSpaces()
+        }
+        // toml++ reports `[ [` itself; any other character no key can start with makes it assert.
+        if !(isArray && spaced), let c = peek, !Scanner.canStartHeaderKey(c) {
+            trap("Error while parsing key: expected bare key starting character or string delimiter, saw '\(Scanner.shown(c))'")
+        }
         let keys = scanKey()
         skipSpaces()
         if peek == "]" { advance() }
@@ -261,6 +297,11 @@ private struct Scanner {
         " ", "\t", "\n", "\r", "=", ".", "[", "]", "{", "}", "\"", "'", "#", ",",
     ]
 
+    static func canStartHeaderKey(_ c: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c)
+            || c == "_" || c == "-" || c == "\"" || c == "'" || c == "]"
+    }
+
     static let valueTerminators: Set<Unicode.Scalar> = [" ", "\t", "\n", "\r", ",", "]", "}", "#"]
 
     // MARK: Values
@@ -292,6 +333,7 @@ private struct Scanner {
                 advance()
                 return
             }
+            if c == "}" { trap("Error while parsing array: expected value or closing ']', saw '}'") }
             let before = pos
             if c != "," {
                 let element = path.appending(index: index)
@@ -323,7 +365,7 @@ private struct Scanner {
 
     /// Any of the four string forms; returns the text with escapes resolved (keys need it).
     mutating func scanString() -> String {
-        let quote = peek!
+        guard let quote = peek else { return "" }
         let isBasic = quote == "\""
         let multiLine = startsWith(isBasic ? "\"\"\"" : "'''")
         advance(multiLine ? 3 : 1)

@@ -24,7 +24,12 @@ extension XConnection {
     /// request; shield mode needs 2.0 for regions and input shapes.
     @discardableResult
     public func requireXFixes(_ needed: Version = Version(2, 0)) throws(XError) -> Version {
-        guard try queryExtension("XFIXES") != nil else { throw .missingExtension("XFIXES") }
+        // libxcb caches this answer and addresses every XFixes request with it.
+        // NULL only when the connection broke.
+        guard let xfixes = xcb_get_extension_data(c, cxcb_xfixes_id())?.pointee else {
+            throw connectionError ?? .connectionLost(reason: connectionErrorReason(XCB_CONN_ERROR))
+        }
+        guard xfixes.present != 0 else { throw .missingExtension("XFIXES") }
         // Offer the newest version libxcb knows; the server answers with what both support.
         let cookie = xcb_xfixes_query_version(c, UInt32(XCB_XFIXES_MAJOR_VERSION), UInt32(XCB_XFIXES_MINOR_VERSION))
         let have = try reply("XFixesQueryVersion", { xcb_xfixes_query_version_reply(c, cookie, $0) }) { r in

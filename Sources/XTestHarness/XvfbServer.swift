@@ -1,38 +1,29 @@
-import ClickawayX11
 import Foundation
 
 /// A private Xvfb for one test: it picks a free display itself (-displayfd) and is gone
 /// after `stop()` or deinit.
-///
-/// The server runs with `-terminate` and the harness keeps one connection open to it, so
-/// even if the test process dies without cleaning up, that connection closes, the server
-/// resets, and `-terminate` makes it exit instead of lingering.
 public final class XvfbServer {
     /// The display name, e.g. ":3".
     public let display: String
     private let process: ChildProcess
-    private var keeper: XConnection?
 
     public init(width: Int = 1280, height: Int = 720, timeout: Duration = .seconds(10)) throws {
         // -displayfd 1: Xvfb writes the display number it chose to its stdout once it
         // accepts connections.
-        let output = Pipe()
-        process = try ChildProcess(
-            ["Xvfb", "-displayfd", "1", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp", "-terminate"],
-            stdout: output)
-        let number = try Self.readDisplayNumber(output.fileHandleForReading.fileDescriptor, process, timeout: timeout)
-        display = ":\(number)"
+        let (readEnd, writeEnd) = try socketPair()
+        defer { close(readEnd) }
         do {
-            keeper = try XConnection(display: display)
-        } catch {
-            throw HarnessError("Xvfb announced display \(display) but connecting failed: \(error)\n\(process.logTail)")
+            defer { close(writeEnd) }
+            process = try ChildProcess(
+                ["Xvfb", "-displayfd", "1", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp"],
+                stdout: writeEnd)
         }
+        display = ":\(try Self.readDisplayNumber(readEnd, process, timeout: timeout))"
     }
 
     deinit { stop() }
 
     public func stop() {
-        keeper = nil
         process.stop()
     }
 

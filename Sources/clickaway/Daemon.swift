@@ -219,7 +219,13 @@ final class Daemon {
             return JSONReply.error("X server round trip failed: \(error)")
         }
         while let event = x.pollQueuedEvent() { handle(event) }
-        x.flush()
+        // A second round trip: the AllowEvents and dismiss requests those events caused
+        // have been processed by the server when the caller hears back.
+        do {
+            try x.sync()
+        } catch {
+            return JSONReply.error("X server round trip failed: \(error)")
+        }
         return JSONReply.ok()
     }
 

@@ -9,6 +9,11 @@ enum Signals {
     nonisolated(unsafe) static var child: sig_atomic_t = 0
 
     static func install() {
+        // A parent may hand down a blocked mask (Foundation's Process does): unblock all,
+        // or SIGTERM would never arrive.
+        var none = sigset_t()
+        sigemptyset(&none)
+        sigprocmask(SIG_SETMASK, &none, nil)
         var fds: [Int32] = [-1, -1]
         _ = Glibc.pipe(&fds)
         for fd in fds {

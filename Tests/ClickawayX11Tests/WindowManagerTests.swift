@@ -34,9 +34,44 @@ import XTestHarness
             // The frame is the client plus decorations.
             let frameRect = try x.rootRect(topLevel)
             let clientRect = try x.rootRect(window.id)
-            #expect(clientRect.width == rect.width && clientRect.height == rect.height)
+            #expect(clientRect.width == rect.width && clientRect.height == rect.height, "client \(clientRect), asked for \(rect)")
             #expect(frameRect.width >= clientRect.width && frameRect.height > clientRect.height,
                     "frame \(frameRect) should enclose client \(clientRect)")
+        }
+    }
+
+    /// openbox keeps passive grabs of its own on client windows (click to focus). A replayed
+    /// press must still reach the client through them, with the root grab out of the way.
+    @Test func replayUnderOpenboxReachesTheClient() throws {
+        try withOpenbox { display in
+            let app = try TestClient(display: display)
+            let window = try app.createWindow(at: Rect(x: 200, y: 150, width: 300, height: 200))
+            let clientRect = try app.connection.rootRect(window.id)
+            let point = (x: clientRect.x + 40, y: clientRect.y + 30)
+
+            let daemon = try TestClient(display: display)
+            let x = daemon.connection
+            #expect(x.check(x.grabButton(button: 1, modifiers: [], window: x.root, pointerMode: .sync)) == nil)
+            let input = try XTestInput(display: display)
+            try input.motion(x: point.x, y: point.y)
+            try input.press(1)
+            let press = try daemon.wait("the root grab to report the press on a framed window") { event in
+                if case let .buttonPress(b) = event { return b }
+                return nil
+            }
+            // The child is the top-level under the pointer: openbox's frame, not the client.
+            #expect(press.child != window.id && press.child != 0)
+            #expect((press.rootX, press.rootY) == point)
+
+            x.allowEvents(.replayPointer, time: press.time)
+            try x.sync()
+            try input.release(1)
+            try app.wait("the client to receive the replayed press and its release") { event in
+                if case let .buttonRelease(b) = event, b.window == window.id { return true }
+                return nil
+            }
+            #expect(app.presses(window) == [Click(button: 1, x: 40, y: 30)])
+            #expect(app.releases(window) == [Click(button: 1, x: 40, y: 30)])
         }
     }
 }

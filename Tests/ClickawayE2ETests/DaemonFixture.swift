@@ -1,0 +1,132 @@
+import ClickawayControl
+import ClickawayCore
+import ClickawayX11
+import Foundation
+import Testing
+import XTestHarness
+
+/// A real Xvfb (and openbox when asked), a real `clickaway` process with its own config
+/// and runtime directory, a test client for windows and XTest for input.
+/// Tests wait on `sync()` (the daemon's I3_SYNC), never on sleeps.
+final class DaemonFixture {
+    let xvfb: XvfbServer
+    let windowManager: WindowManager?
+    let directory: URL
+    let runtimeDirectory: URL
+    let configPath: String
+    let client: TestClient
+    let input: XTestInput
+    private(set) var daemon: ChildProcess?
+
+    static var buildDirectory: URL {
+        URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+            .deletingLastPathComponent()
+    }
+
+    init(config: String, openbox: Bool = false) throws {
+        xvfb = try XvfbServer()
+        windowManager = openbox ? try WindowManager(display: xvfb.display) : nil
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("clickaway-e2e-\(UUID().uuidString)")
+        runtimeDirectory = directory.appendingPathComponent("run")
+        try FileManager.default.createDirectory(at: runtimeDirectory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        configPath = directory.appendingPathComponent("config.toml").path
+        try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+        client = try TestClient(display: xvfb.display)
+        input = try XTestInput(display: xvfb.display)
+    }
+
+    deinit {
+        stopDaemon()
+        windowManager?.stop()
+        xvfb.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["DISPLAY"] = xvfb.display
+        env["XDG_RUNTIME_DIR"] = runtimeDirectory.path
+        env["XDG_CONFIG_HOME"] = directory.path
+        return env
+    }
+
+    var log: String { daemon.flatMap { try? String(contentsOfFile: $0.logPath, encoding: .utf8) } ?? "" }
+
+    /// Starts the daemon and waits (bounded) until it answers on its control socket.
+    func startDaemon(extraArguments: [String] = []) throws {
+        let binary = Self.buildDirectory.appendingPathComponent("clickaway").path
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            throw HarnessError("\(binary) is not built: run `swift build` before `swift test` (`make test` does both)")
+        }
+        let p = try ChildProcess([binary, "--config", configPath, "--log-level", "debug"] + extraArguments,
+                                 environment: environment)
+        daemon = p
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            if !p.isRunning {
+                throw HarnessError("clickaway exited before answering; its log:\n\(log)")
+            }
+            if (try? sync()) != nil { return }
+            guard ContinuousClock.now < deadline else {
+                throw HarnessError("clickaway did not answer on its control socket within 10 s; its log:\n\(log)")
+            }
+            Thread.sleep(forTimeInterval: 0.02)  // polling for a socket to appear, not for synchronisation
+        }
+    }
+
+    func stopDaemon() {
+        daemon?.stop()
+    }
+
+    func request(_ name: String) throws -> JSON {
+        let path = runtimeDirectory.path + "/clickaway/ctl.sock"
+        let reply = try ControlClient(path: path).call(.object([("request", .string(name))]), timeoutMs: 10_000)
+        guard reply["ok"]?.boolValue == true else { throw HarnessError("\(name) refused: \(reply.text)") }
+        return reply
+    }
+
+    /// Returns once the daemon has handled everything the X server sent before now.
+    func sync() throws { _ = try request("sync") }
+
+    func status() throws -> JSON { try request("status") }
+
+    func openPopups() throws -> [String] {
+        try status()["open"]?.arrayValue?.compactMap { $0["popup"]?.stringValue } ?? []
+    }
+
+    func isGrabbing() throws -> Bool { try status()["grab"]?["active"]?.boolValue ?? false }
+
+    /// Creates a window, then waits until the daemon has seen it.
+    @discardableResult
+    func window(_ rect: Rect, class windowClass: String, on client: TestClient? = nil, closesOnDelete: Bool = true,
+                title: String = "recorder", type: String? = nil) throws -> TestWindow {
+        let w = try (client ?? self.client).createWindow(
+            at: rect, wmClass: WMClass(instance: windowClass.lowercased(), windowClass: windowClass),
+            title: title, type: type, closesOnDelete: closesOnDelete)
+        try sync()
+        return w
+    }
+
+    /// Clicks through XTest, lets the daemon decide, then lets the test client read what arrived
+    /// (including WM_DELETE_WINDOW, which it answers by destroying the window), then syncs again
+    /// so the daemon has seen the result.
+    func click(_ x: Int32, _ y: Int32, button: UInt8 = 1) throws {
+        try input.click(button, at: x, y)
+        try settle()
+    }
+
+    func settle() throws {
+        try sync()
+        try client.drain()
+        try sync()
+        // The client destroyed a window on WM_DELETE_WINDOW: read its own DestroyNotify.
+        try client.drain()
+    }
+}
+
+/// The config's popup windows and where they sit, shared by many cases.
+enum Layout {
+    static let popup = Rect(x: 100, y: 100, width: 300, height: 200)
+    static let background = Rect(x: 0, y: 0, width: 1280, height: 720)
+}

@@ -1,0 +1,115 @@
+import ClickawayCore
+import ClickawayX11
+import Foundation
+import Testing
+import XTestHarness
+
+/// The daemon against a real X server: real windows, XTest clicks, `sync` to settle.
+@Suite("X11 grab mode, end to end", .serialized)
+struct GrabModeTests {
+    static func config(_ popupExtra: String = "", _ rest: String = "") -> String {
+        """
+        [[popup]]
+        name = "pop"
+        window = { class = "Pop" }
+        grace_ms = 0
+        \(popupExtra)
+        \(rest)
+        """
+    }
+
+    @Test func outsideClickSwallowedDismissesWithCloseAndReachesNothing() throws {
+        let f = try DaemonFixture(config: Self.config())
+        let under = try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        let popup = try f.window(Layout.popup, class: "Pop")
+        #expect(try f.openPopups() == ["pop"])
+        #expect(try f.isGrabbing())
+
+        try f.click(600, 500)
+        #expect(f.client.deleteRequests(popup) == 1)
+        #expect(f.client.isDestroyed(popup))
+        #expect(f.client.presses(under).isEmpty)
+        #expect(f.client.releases(under).isEmpty)
+        #expect(try f.openPopups().isEmpty)
+        #expect(try !f.isGrabbing())
+    }
+
+    @Test(arguments: ["unmap", "kill"])
+    func outsideClickDismissesWithAction(_ action: String) throws {
+        let f = try DaemonFixture(config: Self.config("dismiss = \"\(action)\""))
+        let under = try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        let owner = try TestClient(display: f.xvfb.display)
+        let popup = try f.window(Layout.popup, class: "Pop", on: owner, closesOnDelete: false)
+        try f.click(600, 500)
+        try f.sync()
+        #expect(try f.openPopups().isEmpty)
+        if action == "unmap" {
+            #expect(try f.client.connection.getWindowAttributes(popup.id).mapState == .unmapped)
+        } else {
+            // KillClient closes the owner's connection and destroys its windows.
+            #expect(throws: (any Error).self) { try f.client.connection.getWindowAttributes(popup.id) }
+        }
+        #expect(f.client.presses(under).isEmpty)
+    }
+
+    @Test func outsideClickRunsCommandWithEnvironment() throws {
+        let f = try DaemonFixture(config: "")
+        let out = f.directory.appendingPathComponent("env.txt").path
+        try Self.config("dismiss = { command = [\"sh\", \"-c\", \"env | grep ^CLICKAWAY_ | sort > \(out)\"] }")
+            .write(toFile: f.configPath, atomically: true, encoding: .utf8)
+        try f.startDaemon()
+        let popup = try f.window(Layout.popup, class: "Pop", closesOnDelete: false)
+        try f.click(600, 500)
+        #expect(try f.openPopups().isEmpty)
+        try waitUntil("the dismiss command wrote \(out)") { FileManager.default.fileExists(atPath: out) && (try? String(contentsOfFile: out, encoding: .utf8))?.contains("CLICKAWAY_Y") == true }
+        let env = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(env.contains("CLICKAWAY_POPUP=pop"))
+        #expect(env.contains("CLICKAWAY_WINDOW=0x\(String(popup.id, radix: 16))"))
+        #expect(env.contains("CLICKAWAY_BUTTON=1"))
+        #expect(env.contains("CLICKAWAY_X=600"))
+        #expect(env.contains("CLICKAWAY_Y=500"))
+    }
+
+    @Test func outsideClickReplayedReachesTheWindowUnderIt() throws {
+        let f = try DaemonFixture(config: Self.config("outside_click = \"replay\""))
+        let under = try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        let popup = try f.window(Layout.popup, class: "Pop")
+        try f.click(600, 500)
+        #expect(f.client.isDestroyed(popup))
+        #expect(f.client.presses(under) == [Click(button: 1, x: 600, y: 500)])
+        #expect(f.client.releases(under) == [Click(button: 1, x: 600, y: 500)])
+    }
+
+    @Test func insideClickReachesThePopupAndDismissesNothing() throws {
+        let f = try DaemonFixture(config: Self.config())
+        try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        let popup = try f.window(Layout.popup, class: "Pop")
+        try f.click(150, 130)
+        #expect(f.client.presses(popup) == [Click(button: 1, x: 50, y: 30)])
+        #expect(f.client.releases(popup) == [Click(button: 1, x: 50, y: 30)])
+        #expect(f.client.deleteRequests(popup) == 0)
+        #expect(try f.openPopups() == ["pop"])
+    }
+
+    @Test func noPopupOpenMeansNoGrabAndClicksArriveAsUsual() throws {
+        let f = try DaemonFixture(config: Self.config())
+        let under = try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        #expect(try !f.isGrabbing())
+        try f.click(600, 500)
+        #expect(f.client.presses(under) == [Click(button: 1, x: 600, y: 500)])
+    }
+}
+
+/// Polls a condition that no sync can observe (a child process's output), bounded.
+func waitUntil(_ what: String, timeout: Duration = .seconds(5), _ condition: () -> Bool) throws {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else { throw HarnessError("timed out after \(timeout) waiting for \(what)") }
+        Thread.sleep(forTimeInterval: 0.01)
+    }
+}
