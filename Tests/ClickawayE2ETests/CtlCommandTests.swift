@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+
+/// `clickawayctl` as a user runs it: exit codes, and `hit --json` on the seed scenarios.
+@Suite("clickawayctl check and hit")
+struct CtlCommandTests {
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    func ctl(_ arguments: [String], config: String? = nil) throws -> Run {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("clickawayctl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var args = arguments
+        if let config {
+            let path = dir.appendingPathComponent("config.toml").path
+            try config.write(toFile: path, atomically: true, encoding: .utf8)
+            args = args.map { $0 == "CONFIG" ? path : $0 }
+        }
+        let p = Process()
+        p.executableURL = DaemonFixture.buildDirectory.appendingPathComponent("clickawayctl")
+        p.arguments = args
+        p.environment = ["XDG_CONFIG_HOME": dir.path, "PATH": "/usr/bin:/bin"]
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        return Run(status: p.terminationStatus, stdout: stdout, stderr: stderr)
+    }
+
+    @Test func checkAcceptsTheShippedExample() throws {
+        let r = try ctl(["check", Self.repoRoot.appendingPathComponent("config/config.toml").path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == "ok: 2 popups, 1 exclusions\n")
+    }
+
+    @Test func checkReportsErrorsWithFileLineAndExits1() throws {
+        let r = try ctl(["check", "CONFIG"], config: "[[popup]]\nname = \"a\"\nwindow = { clss = \"x\" }\n")
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("config.toml:3:12: error: popup \"a\" → window: unknown key \"clss\"; did you mean \"class\"?"))
+    }
+
+    @Test func checkOfAMissingFileExits2() throws {
+        let r = try ctl(["check", "/nonexistent/clickaway.toml"])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("/nonexistent/clickaway.toml"))
+    }
+
+    @Test func checkWithNoConfigAtAllSaysWhereItGoes() throws {
+        let r = try ctl(["check"])
+        #expect(r.status == 0)
+        #expect(r.stdout == "ok: 0 popups, 0 exclusions\n")
+        #expect(r.stderr.contains("clickaway/config.toml"))
+    }
+
+    static let seeds = """
+        # DejalView: the Delete button; anything else hides it.
+        [[popup]]
+        name = "delete"
+        rect = [240, 10, 70, 30]
+        grace_ms = 0
+
+        # DTTableView: taps outside the cells count as outside.
+        [[popup]]
+        name = "table"
+        rect = [0, 100, 320, 200]
+        passthrough = true
+          [[popup.region]]
+          name = "cell0"
+          rect = [0, 40, 320, 44]
+          [[popup.region]]
+          name = "cell1"
+          rect = [0, 90, 320, 44]
+
+        # Liam Kim: a wider touch area, and a redirect to a subview.
+        [[popup]]
+        name = "form"
+        rect = [400, 0, 200, 100]
+        redirect = "field"
+          [[popup.region]]
+          name = "field"
+          rect = [20, 20, 100, 20]
+          [[popup.region]]
+          name = "button"
+          rect = [150, 60, 20, 20]
+          slop = 10
+
+        # What happens when I touch: a button sticking out of its superview.
+        [[popup]]
+        name = "window"
+        rect = [700, 0, 300, 300]
+          [[popup.region]]
+          name = "red"
+          rect = [0, 0, 100, 100]
+          clip = false
+            [[popup.region.region]]
+            name = "button"
+            rect = [80, 40, 60, 20]
+        """
+
+    @Test(arguments: [
+        (["--open", "delete", "100", "20"],
+         #"{"x":100,"y":20,"hit":null,"path":[],"dismiss":["delete"],"click":"swallow"}"#),
+        (["--open", "delete", "250", "20"],
+         #"{"x":250,"y":20,"hit":{"popup":"delete","region":"delete"},"path":["delete"],"dismiss":[],"click":"pass"}"#),
+        (["--open", "table", "160", "186"],
+         #"{"x":160,"y":186,"hit":null,"path":[],"dismiss":["table"],"click":"swallow"}"#),
+        (["--open", "table", "160", "200"],
+         #"{"x":160,"y":200,"hit":{"popup":"table","region":"table.cell1"},"path":["table","table.cell1"],"dismiss":[],"click":"pass"}"#),
+        (["--open", "form", "590", "90"],
+         #"{"x":590,"y":90,"hit":{"popup":"form","region":"form.field"},"path":["form","form.field"],"dismiss":[],"click":"pass"}"#),
+        (["--open", "form", "545", "55"],
+         #"{"x":545,"y":55,"hit":{"popup":"form","region":"form.button"},"path":["form","form.button"],"dismiss":[],"click":"pass"}"#),
+        (["--open", "window", "820", "50"],
+         #"{"x":820,"y":50,"hit":{"popup":"window","region":"window.red.button"},"path":["window","window.red","window.red.button"],"dismiss":[],"click":"pass"}"#),
+        (["--open", "delete", "--open", "window", "820", "50"],
+         #"{"x":820,"y":50,"hit":{"popup":"window","region":"window.red.button"},"path":["window","window.red","window.red.button"],"dismiss":["delete"],"click":"pass"}"#),
+    ])
+    func hitJSONOnSeedScenarios(_ arguments: [String], _ expected: String) throws {
+        let r = try ctl(["hit", "--config", "CONFIG", "--json"] + arguments, config: Self.seeds)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == expected + "\n")
+    }
+
+    @Test func hitExplainsInWords() throws {
+        let r = try ctl(["hit", "--config", "CONFIG", "--open", "window", "820", "50"], config: Self.seeds)
+        #expect(r.stdout.contains("hit:      window → window.red → window.red.button"))
+        #expect(r.stdout.contains("click:    pass (inside popup \"window\")"))
+    }
+
+    @Test func hitNeedsARectangleForWindowPopups() throws {
+        let r = try ctl(["hit", "--config", "CONFIG", "--open", "pop", "1", "1"],
+                        config: "[[popup]]\nname = \"pop\"\nwindow = { class = \"Pop\" }\n")
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("--open pop=100,40,300,200"))
+    }
+}
