@@ -1,0 +1,305 @@
+import ClickawayControl
+import ClickawayCore
+import ClickawayX11
+import Foundation
+import Glibc
+import Testing
+import XTestHarness
+
+/// Nesting, anchors, exclusions, regions, buttons, triggers, refused grabs, crashes and
+/// window managers: the daemon against a real X server, settled with `sync`.
+@Suite("X11 grab mode, more cases, end to end", .serialized)
+struct GrabModeCasesTests {
+    static func pop(_ name: String = "pop", class windowClass: String = "Pop", extra: String = "") -> String {
+        """
+        [[popup]]
+        name = "\(name)"
+        window = { class = "\(windowClass)" }
+        grace_ms = 0
+        \(extra)
+
+        """
+    }
+
+    // MARK: 1. Nesting
+
+    static let nested = pop("menu", class: "Menu") + pop("sub", class: "Sub", extra: "parent = \"menu\"")
+    static let subRect = Rect(x: 420, y: 100, width: 200, height: 200)
+
+    @Test func clickInsideParentOutsideChildDismissesOnlyTheChild() throws {
+        let f = try DaemonFixture(config: Self.nested)
+        let under = try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        let menu = try f.window(Layout.popup, class: "Menu")
+        let sub = try f.window(Self.subRect, class: "Sub")
+        #expect(Set(try f.openPopups()) == ["menu", "sub"])
+
+        try f.click(150, 130)
+        #expect(f.client.deleteRequests(sub) == 1)
+        #expect(f.client.isDestroyed(sub))
+        #expect(f.client.deleteRequests(menu) == 0)
+        #expect(f.client.presses(menu) == [Click(button: 1, x: 50, y: 30)])
+        #expect(f.client.presses(under).isEmpty)
+        #expect(try f.openPopups() == ["menu"])
+    }
+
+    @Test func clickOutsideParentAndChildDismissesBoth() throws {
+        let f = try DaemonFixture(config: Self.nested)
+        let under = try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        let menu = try f.window(Layout.popup, class: "Menu")
+        let sub = try f.window(Self.subRect, class: "Sub")
+
+        try f.click(900, 600)
+        #expect(f.client.deleteRequests(menu) == 1)
+        #expect(f.client.deleteRequests(sub) == 1)
+        #expect(f.client.isDestroyed(menu))
+        #expect(f.client.isDestroyed(sub))
+        #expect(f.client.presses(under).isEmpty)
+        #expect(try f.openPopups().isEmpty)
+        #expect(try !f.isGrabbing())
+    }
+
+    // MARK: 2. Anchor
+
+    @Test func clickOnAnchorRectDismissesNothingAndPasses() throws {
+        let f = try DaemonFixture(config: Self.pop(extra: "anchors = [ { rect = [600, 0, 100, 30] } ]"))
+        let under = try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        let popup = try f.window(Layout.popup, class: "Pop")
+
+        try f.click(650, 15)
+        #expect(f.client.deleteRequests(popup) == 0)
+        #expect(f.client.presses(under) == [Click(button: 1, x: 650, y: 15)])
+        #expect(f.client.releases(under) == [Click(button: 1, x: 650, y: 15)])
+        #expect(try f.openPopups() == ["pop"])
+    }
+
+    // MARK: 3. Exclusion
+
+    @Test func clickOnExcludedWindowDismissesNothingAndReachesIt() throws {
+        let f = try DaemonFixture(config: Self.pop() + """
+            [[exclude]]
+            window = { class = "Keyboard" }
+            """)
+        try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        let keyboard = try f.window(Rect(x: 600, y: 400, width: 300, height: 200), class: "Keyboard")
+        let popup = try f.window(Layout.popup, class: "Pop")
+
+        try f.click(700, 500)
+        #expect(f.client.deleteRequests(popup) == 0)
+        #expect(f.client.presses(keyboard) == [Click(button: 1, x: 100, y: 100)])
+        #expect(f.client.releases(keyboard) == [Click(button: 1, x: 100, y: 100)])
+        #expect(try f.openPopups() == ["pop"])
+    }
+
+    // MARK: 4. passthrough
+
+    @Test func passthroughMarginDismissesButCardDoesNot() throws {
+        let f = try DaemonFixture(config: Self.pop(extra: """
+            passthrough = true
+              [[popup.region]]
+              name = "card"
+              rect = [20, 20, 100, 100]
+            """))
+        try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        let popup = try f.window(Layout.popup, class: "Pop")
+
+        try f.click(150, 150)  // (50, 50) in the window: on the card
+        #expect(f.client.deleteRequests(popup) == 0)
+        #expect(f.client.presses(popup) == [Click(button: 1, x: 50, y: 50)])
+        #expect(try f.openPopups() == ["pop"])
+
+        try f.click(350, 250)  // (250, 150) in the window: its margin
+        #expect(f.client.deleteRequests(popup) == 1)
+        #expect(f.client.isDestroyed(popup))
+        #expect(f.client.presses(popup).count == 1)
+        #expect(try f.openPopups().isEmpty)
+    }
+
+    // MARK: 5. slop
+
+    @Test func clickWithinSlopDoesNotDismiss() throws {
+        let f = try DaemonFixture(config: Self.pop(extra: "slop = 10"))
+        let under = try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        let popup = try f.window(Layout.popup, class: "Pop")
+
+        try f.click(405, 150)  // 5 px right of the window's right edge (x 100..<400)
+        #expect(f.client.deleteRequests(popup) == 0)
+        #expect(f.client.presses(under) == [Click(button: 1, x: 405, y: 150)])
+        #expect(try f.openPopups() == ["pop"])
+    }
+
+    // MARK: 6. grace_ms
+
+    @Test func outsideClickWithinGraceDoesNotDismissAndPasses() throws {
+        let f = try DaemonFixture(config: """
+            [[popup]]
+            name = "pop"
+            window = { class = "Pop" }
+            grace_ms = 60000
+            """)
+        let under = try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        let popup = try f.window(Layout.popup, class: "Pop")
+        #expect(try f.isGrabbing())
+
+        try f.click(600, 500)
+        #expect(f.client.deleteRequests(popup) == 0)
+        #expect(f.client.presses(under) == [Click(button: 1, x: 600, y: 500)])
+        #expect(f.client.releases(under) == [Click(button: 1, x: 600, y: 500)])
+        #expect(try f.openPopups() == ["pop"])
+    }
+
+    // MARK: 7. Buttons
+
+    @Test func unlistedButtonPassesAndDismissesNothing() throws {
+        let f = try DaemonFixture(config: Self.pop(extra: "buttons = [1]"))
+        let under = try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        let popup = try f.window(Layout.popup, class: "Pop")
+
+        try f.click(600, 500, button: 3)
+        #expect(f.client.deleteRequests(popup) == 0)
+        #expect(f.client.presses(under) == [Click(button: 3, x: 600, y: 500)])
+        #expect(try f.openPopups() == ["pop"])
+    }
+
+    @Test func wheelIsNotGrabbedByDefault() throws {
+        let f = try DaemonFixture(config: Self.pop())
+        let under = try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        let popup = try f.window(Layout.popup, class: "Pop")
+        #expect(try f.status()["grab"]?["buttons"]?.arrayValue?.compactMap(\.intValue) == [1, 2, 3])
+
+        try f.click(600, 500, button: 4)
+        #expect(f.client.deleteRequests(popup) == 0)
+        #expect(f.client.presses(under) == [Click(button: 4, x: 600, y: 500)])
+        #expect(try f.openPopups() == ["pop"])
+    }
+
+    // MARK: 8. trigger = "click"
+
+    @Test func clickTriggerDismissesOnPressAndReleaseOutside() throws {
+        let f = try DaemonFixture(config: Self.pop(extra: "trigger = \"click\""))
+        let under = try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        let popup = try f.window(Layout.popup, class: "Pop")
+
+        try f.input.motion(x: 600, y: 500)
+        try f.input.press(1)
+        try f.settle()
+        try f.input.motion(x: 620, y: 510)
+        try f.input.release(1)
+        try f.settle()
+        #expect(f.client.deleteRequests(popup) == 1)
+        #expect(f.client.isDestroyed(popup))
+        #expect(f.client.presses(under).isEmpty)
+        #expect(try f.openPopups().isEmpty)
+    }
+
+    // MARK: 9. Refused grab
+
+    @Test func refusedGrabIsReportedAndOtherButtonsStillWork() throws {
+        let f = try DaemonFixture(config: Self.pop())
+        try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        let other = try TestClient(display: f.xvfb.display)
+        #expect(other.grabOnRoot(button: 1, modifiers: []) == nil)
+        let popup = try f.window(Layout.popup, class: "Pop")
+
+        let status = try f.status()
+        let refused = status["grab"]?["refused"]?.arrayValue ?? []
+        #expect(refused.contains { $0["button"]?.intValue == 1 && $0["modifiers"]?.stringValue == "no modifiers" })
+        #expect(!refused.contains { $0["button"]?.intValue == 2 })
+        #expect(status["last_error"]?.stringValue?.contains("cannot grab button 1") == true)
+
+        try f.click(600, 500, button: 2)
+        #expect(f.client.deleteRequests(popup) == 1)
+        #expect(try f.openPopups().isEmpty)
+    }
+
+    // MARK: 10. kill -9
+
+    @Test func killedDaemonLeavesThePointerFree() throws {
+        let f = try DaemonFixture(config: Self.pop())
+        let under = try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        let popup = try f.window(Layout.popup, class: "Pop")
+        #expect(try f.isGrabbing())
+
+        #expect(f.daemon!.signalAndWait(SIGKILL) != nil)
+        try f.input.click(1, at: 600, 500)
+        // The server drops the dead client's grabs when it notices the closed connection:
+        // nothing to sync with any more, so poll (bounded).
+        try waitUntil("the press to reach the window under the popup") {
+            (try? f.client.drain()) != nil && !f.client.presses(under).isEmpty
+        }
+        #expect(f.client.presses(under) == [Click(button: 1, x: 600, y: 500)])
+        try waitUntil("the release to reach the window under the popup") {
+            (try? f.client.drain()) != nil && !f.client.releases(under).isEmpty
+        }
+        #expect(f.client.deleteRequests(popup) == 0)
+    }
+
+    // MARK: 11. Slow dismiss command
+
+    @Test func slowDismissCommandDoesNotBlockTheNextClick() throws {
+        let command = "dismiss = { command = [\"sleep\", \"30\"] }"
+        let f = try DaemonFixture(config: Self.pop("a", class: "A", extra: command) + Self.pop("b", class: "B", extra: command))
+        let under = try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        let a = try f.window(Layout.popup, class: "A", closesOnDelete: false)
+        let b = try f.window(Rect(x: 500, y: 100, width: 200, height: 200), class: "B", closesOnDelete: false)
+        #expect(Set(try f.openPopups()) == ["a", "b"])
+
+        // Inside b, outside a: dismisses a only.
+        let started = ContinuousClock.now
+        try f.click(600, 200)
+        #expect(try f.openPopups() == ["b"])
+        #expect(f.client.presses(b) == [Click(button: 1, x: 100, y: 100)])
+
+        // Right after, with a's command still sleeping: dismisses b.
+        try f.click(900, 600)
+        #expect(try f.openPopups().isEmpty)
+        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(f.client.presses(under).isEmpty)
+        // A command action does not close the windows: they stay mapped.
+        #expect(try f.client.connection.getWindowAttributes(a.id).mapState == .viewable)
+        #expect(try f.client.connection.getWindowAttributes(b.id).mapState == .viewable)
+    }
+
+    // MARK: 12. openbox
+
+    @Test func framedPopupUnderOpenbox() throws {
+        let f = try DaemonFixture(config: Self.pop(), openbox: true)
+        try f.startDaemon()
+        let popup = try f.window(Layout.popup, class: "Pop")
+        let clientRect = try f.client.connection.rootRect(popup.id)
+
+        let open = try f.status()["open"]?.arrayValue ?? []
+        try #require(open.count == 1)
+        #expect(open[0]["popup"]?.stringValue == "pop")
+        #expect(open[0]["window"]?.stringValue == "0x" + String(popup.id, radix: 16))
+        let r = (open[0]["rect"]?.arrayValue ?? []).compactMap(\.intValue).map(Int32.init)
+        try #require(r.count == 4)
+        let frame = Rect(x: r[0], y: r[1], width: r[2], height: r[3])
+        #expect(frame.x <= clientRect.x && frame.y <= clientRect.y)
+        #expect(frame.x + frame.width >= clientRect.x + clientRect.width)
+        #expect(frame.y + frame.height >= clientRect.y + clientRect.height)
+        #expect(frame.width * frame.height > clientRect.width * clientRect.height)
+
+        try f.click(clientRect.x + 50, clientRect.y + 30)
+        #expect(f.client.presses(popup) == [Click(button: 1, x: 50, y: 30)])
+        #expect(f.client.deleteRequests(popup) == 0)
+        #expect(try f.openPopups() == ["pop"])
+
+        try f.click(1000, 650)
+        #expect(f.client.deleteRequests(popup) == 1)
+        #expect(f.client.isDestroyed(popup))
+        #expect(try f.openPopups().isEmpty)
+    }
+}
