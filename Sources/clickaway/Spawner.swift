@@ -1,3 +1,4 @@
+import ClickawayControl
 import Glibc
 import Logging
 
@@ -22,7 +23,7 @@ final class Spawner {
     var running: Int { children.count }
 
     func spawn(_ argv: [String], environment extra: [String: String], popup: String, now: Int64) {
-        var env = currentEnvironment()
+        var env = processEnvironment()
         for (k, v) in extra { env[k] = v }
         let envStrings = env.map { "\($0.key)=\($0.value)" }
 
@@ -101,17 +102,6 @@ final class Spawner {
         }
         return next
     }
-}
-
-private func currentEnvironment() -> [String: String] {
-    var env: [String: String] = [:]
-    var p = environ
-    while let entry = p.pointee {
-        let s = String(cString: entry)
-        if let eq = s.firstIndex(of: "=") { env[String(s[..<eq])] = String(s[s.index(after: eq)...]) }
-        p += 1
-    }
-    return env
 }
 
 private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
