@@ -44,7 +44,6 @@ extension Explanation {
             }
         case .clickInProgress: return "another button of this click is held"
         case .duplicate: return "the same press was decided already"
-        case .release: return "a release"
         }
     }
 }

@@ -43,17 +43,6 @@ public final class ClickModel: Sendable {
 
     public func popupOf(region node: Int32) -> Int32 { regions.nodes[Int(node)].popup }
 
-    /// The popup and all its ancestors, nearest first.
-    public func lineage(of popup: Int32) -> [Int32] {
-        var chain: [Int32] = []
-        var p = popup
-        while p >= 0, !chain.contains(p) {
-            chain.append(p)
-            p = parentOf[Int(p)]
-        }
-        return chain
-    }
-
     /// A rectangle from the config on screen: relative to its output's origin when it names one.
     /// nil when the output is not connected.
     public static func screenRect(_ rect: Rect, output: String?, outputs: [String: Rect]) -> Rect? {

@@ -56,8 +56,6 @@ public struct Decision: Sendable, Equatable {
         case clickInProgress = "click-in-progress"
         /// The same event was decided before.
         case duplicate
-        /// A release with no click pending on it.
-        case release
     }
 
     public var click: ClickOutcome
