@@ -86,22 +86,21 @@ struct Hit: ParsableCommand {
         let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
         let name = parts[0]
         guard let index = model.popupIndex(named: name) else {
-            let known = model.popups.map(\.name)
-            throw ValidationError("no popup named \"\(name)\" in the configuration" + suggestion(name, known))
+            throw ValidationError("no popup named \"\(name)\" in the configuration" + suggestion(name, model.popups.map(\.name)))
         }
-        let popup = model.popups[Int(index)]
-        var rect = popup.fixedRect
-        if parts.count == 2 {
-            let numbers = parts[1].split(separator: ",").compactMap { Int32($0.trimmingCharacters(in: .whitespaces)) }
-            guard numbers.count == 4, numbers[2] >= 0, numbers[3] >= 0 else {
-                throw ValidationError("--open \(spec): the rectangle is X,Y,WIDTH,HEIGHT in pixels, e.g. \(name)=100,40,300,200")
-            }
-            rect = Rect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
-        }
-        guard let rect else {
+        let given = parts.count == 2 ? try Self.rectangle(parts[1], option: spec, name: name) : nil
+        guard let rect = given ?? model.popups[Int(index)].fixedRect else {
             throw ValidationError("popup \"\(name)\" is a window popup: give its rectangle, e.g. --open \(name)=100,40,300,200")
         }
         return PopupInstance(popup: index, rect: rect, openedAt: 0, id: id)
+    }
+
+    private static func rectangle(_ text: String, option: String, name: String) throws -> Rect {
+        let numbers = text.split(separator: ",").compactMap { Int32($0.trimmingCharacters(in: .whitespaces)) }
+        guard numbers.count == 4, numbers[2] >= 0, numbers[3] >= 0 else {
+            throw ValidationError("--open \(option): the rectangle is X,Y,WIDTH,HEIGHT in pixels, e.g. \(name)=100,40,300,200")
+        }
+        return Rect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
     }
 }
 

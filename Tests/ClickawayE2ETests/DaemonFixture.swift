@@ -54,13 +54,13 @@ final class DaemonFixture {
     var log: String { daemon.flatMap { try? String(contentsOfFile: $0.logPath, encoding: .utf8) } ?? "" }
 
     /// Starts the daemon and waits (bounded) until it answers on its control socket.
-    func startDaemon(extraArguments: [String] = []) throws {
+    func startDaemon(extraArguments: [String] = [], extraEnvironment: [String: String] = [:]) throws {
         let binary = Self.buildDirectory.appendingPathComponent("clickaway").path
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw HarnessError("\(binary) is not built: run `swift build` before `swift test` (`make test` does both)")
         }
         let p = try ChildProcess([binary, "--config", configPath, "--log-level", "debug"] + extraArguments,
-                                 environment: environment)
+                                 environment: environment.merging(extraEnvironment) { $1 })
         daemon = p
         let deadline = ContinuousClock.now + .seconds(10)
         while true {
