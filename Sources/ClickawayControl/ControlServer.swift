@@ -10,12 +10,15 @@ public final class ControlServer {
     private var clients: [Int32: Client] = [:]
     /// Longest request line accepted: requests are small, anything longer is refused.
     public static let maxLine = 64 * 1024
+    /// Most a client may leave unread; a monitor that stops reading is dropped, not buffered forever.
+    public static let maxPendingOutput = 1024 * 1024
 
     final class Client {
         let fd: FileDescriptor
         var input = LineBuffer(limit: ControlServer.maxLine)
         var output: [UInt8] = []
         var closeAfterWrite = false
+        var subscribed = false
         init(fd: FileDescriptor) { self.fd = fd }
     }
 
@@ -123,6 +126,25 @@ public final class ControlServer {
     }
 
     public var clientDescriptors: [Int32] { Array(clients.keys) }
+
+    /// From now on the client receives every `broadcast` line (`monitor`).
+    public func subscribe(_ fd: Int32) { clients[fd]?.subscribed = true }
+
+    public var hasSubscribers: Bool { clients.values.contains { $0.subscribed } }
+
+    public var subscriberCount: Int { clients.values.filter(\.subscribed).count }
+
+    /// Sends one line to every subscribed client. One that has left more than
+    /// `maxPendingOutput` unread is dropped so that it cannot grow the daemon.
+    public func broadcast(_ line: String) {
+        for c in clients.values where c.subscribed {
+            if c.output.count > Self.maxPendingOutput {
+                drop(c.fd.rawValue)
+            } else {
+                send(line, to: c.fd.rawValue)
+            }
+        }
+    }
 
     private func flushOutput(_ c: Client) {
         while !c.output.isEmpty {

@@ -26,6 +26,8 @@ public enum JSON: Equatable, Sendable {
         return nil
     }
 
+    public var isNull: Bool { self == .null }
+
     public var stringValue: String? {
         if case .string(let s) = self { return s }
         return nil

@@ -2,7 +2,7 @@ import Glibc
 import SystemPackage
 
 /// A Unix stream socket address for `path`, or nil when the path does not fit in sun_path.
-func unixAddress(_ path: String) -> sockaddr_un? {
+public func unixAddress(_ path: String) -> sockaddr_un? {
     var addr = sockaddr_un()
     addr.sun_family = sa_family_t(AF_UNIX)
     let bytes = Array(path.utf8)
@@ -14,7 +14,7 @@ func unixAddress(_ path: String) -> sockaddr_un? {
     return addr
 }
 
-func withSockaddr<R>(_ addr: sockaddr_un, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+public func withSockaddr<R>(_ addr: sockaddr_un, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
     var a = addr
     return withUnsafePointer(to: &a) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }

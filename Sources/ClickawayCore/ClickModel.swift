@@ -5,7 +5,7 @@ public final class ClickModel: Sendable {
     public let exclusions: [ExclusionSpec]
     let regions: RegionTable
     /// Index of each popup's parent, or -1.
-    let parentOf: [Int32]
+    public let parentOf: [Int32]
     /// What the press path needs of each popup, as plain values: no strings or arrays to retain.
     let traits: [PopupTraits]
     private let indexByName: [String: Int32]

@@ -142,6 +142,10 @@ public struct StandardAtoms: Sendable {
     public let netWMWindowType: Atom
     public let netSupportingWMCheck: Atom
 
+    /// Predefined atoms (X11 protocol, appendix B): no InternAtom needed.
+    public static let wmName = Atom(XCB_ATOM_WM_NAME.rawValue)
+    public static let wmClass = Atom(XCB_ATOM_WM_CLASS.rawValue)
+
     static let names = [
         "WM_PROTOCOLS", "WM_DELETE_WINDOW", "WM_STATE", "UTF8_STRING",
         "_NET_WM_NAME", "_NET_WM_WINDOW_TYPE", "_NET_SUPPORTING_WM_CHECK",

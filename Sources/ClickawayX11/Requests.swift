@@ -155,6 +155,13 @@ extension XConnection {
         return CheckedCookie(sequence: cookie.sequence)
     }
 
+    /// Asks for PropertyNotify on another client's window, unchecked: a window that is
+    /// already gone yields an error event, which the event loop logs and drops.
+    public func watchProperties(_ window: WindowID) {
+        var value = EventMask.propertyChange.rawValue
+        xcb_change_window_attributes(c, window, XCB_CW_EVENT_MASK.rawValue, &value)
+    }
+
     public func queryTree(_ window: WindowID) throws(XError) -> WindowTree {
         try reply("QueryTree", { xcb_query_tree_reply(c, xcb_query_tree(c, window), $0) }) { r in
             let children = UnsafeBufferPointer(start: xcb_query_tree_children(r), count: Int(xcb_query_tree_children_length(r)))

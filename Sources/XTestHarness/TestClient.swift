@@ -106,6 +106,16 @@ public final class TestClient {
         return TestWindow(id: id)
     }
 
+    /// Changes the window's title (WM_NAME and _NET_WM_NAME) after it is mapped.
+    public func setTitle(_ window: TestWindow, _ title: String) throws {
+        let x = connection
+        x.withUnsafeConnection { c in
+            setString(c, window.id, x.atoms.netWMName, x.atoms.utf8String, title)
+            setString(c, window.id, UInt32(XCB_ATOM_WM_NAME.rawValue), UInt32(XCB_ATOM_STRING.rawValue), title)
+        }
+        try x.sync()
+    }
+
     public func destroy(_ window: TestWindow) throws {
         connection.withUnsafeConnection { c in _ = xcb_destroy_window(c, window.id) }
         try connection.sync()

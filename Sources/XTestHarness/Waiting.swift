@@ -45,7 +45,7 @@ extension XConnection {
 }
 
 /// Checks `condition` every few milliseconds until it holds; for states no event announces.
-func eventually(_ what: String, timeout: Duration, _ condition: () throws -> Bool) throws {
+public func eventually(_ what: String, timeout: Duration, _ condition: () throws -> Bool) throws {
     let deadline = ContinuousClock.now + timeout
     while try !condition() {
         guard ContinuousClock.now < deadline else { throw HarnessError("timed out after \(timeout) waiting for \(what)") }

@@ -14,8 +14,10 @@ struct Clickaway: ParsableCommand {
         discussion: """
             Watches pointer input on the X server, hit-tests each click against the popups \
             described in ~/.config/clickaway/config.toml, dismisses the popups a click lands \
-            outside of and lets clicks inside them pass. SIGHUP reloads the configuration; \
-            SIGTERM and SIGINT release every grab and exit.
+            outside of and lets clicks inside them pass. The configuration is reloaded when \
+            its files change, on SIGHUP and on `clickawayctl reload`; SIGTERM and SIGINT release \
+            every grab and exit. Under systemd (Type=notify) it reports readiness and pings \
+            the watchdog itself.
             """)
 
     @Option(name: .long, help: "Read this file instead of config.toml and conf.d/*.toml.")
@@ -66,7 +68,8 @@ struct Clickaway: ParsableCommand {
         }
         let daemon: Daemon
         do {
-            daemon = try Daemon(x: x, config: loaded, configFile: config, control: control, logger: logger)
+            daemon = try Daemon(x: x, config: loaded, configFile: config, control: control,
+                                notifier: SystemdNotifier(environment: environment), logger: logger)
         } catch {
             fail("cannot set up on the X server \(x.display): \(error)")
         }

@@ -5,32 +5,54 @@ import ClickawayX11
 import Glibc
 import Logging
 
-/// One poll(2) loop over the X connection, the control socket and the signal pipe.
-/// No threads: a press is read, decided and answered before anything else happens.
+/// One poll(2) loop over the X connection, the control socket, the config watcher and the
+/// signal pipe. No threads: a press is read, decided and answered before anything else.
 final class Daemon {
-    private let x: XConnection
-    private var logger: Logger
-    private var config: LoadedConfig
-    private let configFile: String?
-    private var engine: DecisionEngine
-    private let tracker: WindowTracker
-    private let grabs: Grabs
-    private let spawner: Spawner
-    private let control: ControlServer
-    private let clock: ServerClock
-    private var lastError: String?
+    let x: XConnection
+    let logger: Logger
+    var config: LoadedConfig
+    let configFile: String?
+    var engine: DecisionEngine
+    let tracker: WindowTracker
+    let grabs: Grabs
+    let spawner: Spawner
+    let control: ControlServer
+    let watcher: ConfigWatcher?
+    let notifier: SystemdNotifier?
+    let clock: ServerClock
+    var lastError: String?
+    /// The diagnostics of the last configuration rejected since the last one accepted.
+    var rejected: String?
+    /// `rect` popups opened by `clickawayctl open`, bottom to top, with when they opened.
+    var rectOpen: [(name: String, openedAt: Int64)] = []
+    /// The open popups last announced to monitors, by instance id.
+    private var announced: [UInt64: PopupInstance] = [:]
+    private var lastStatusLine = ""
+    private var nextWatchdog: Int64?
 
-    init(x: XConnection, config: LoadedConfig, configFile: String?, control: ControlServer, logger: Logger) throws(XError) {
+    init(x: XConnection, config: LoadedConfig, configFile: String?, control: ControlServer,
+         notifier: SystemdNotifier?, logger: Logger) throws(XError) {
         self.x = x
         self.config = config
         self.configFile = configFile
         self.control = control
+        self.notifier = notifier
         self.logger = logger
         clock = try x.calibrateClock()
+        // The grab mode needs only the core protocol; RandR (1.3) places `output = ...`
+        // rectangles and follows screen changes, and its absence costs only that.
+        do {
+            let version = try x.requireRandR()
+            logger.debug("RandR \(version)")
+        } catch {
+            logger.warning("\(error): rectangles with output = \"...\" cannot be placed and screen changes are not followed")
+        }
         engine = DecisionEngine(model: config.model, outputs: (try? x.outputs()) ?? [:])
         tracker = WindowTracker(x: x, model: config.model, logger: logger)
         grabs = Grabs(x: x, logger: logger)
         spawner = Spawner(logger: logger)
+        watcher = ConfigWatcher(logger: logger)
+        watcher?.watch(Self.watchedPaths(configFile: configFile))
         // SubstructureNotify on root may be selected by any number of clients; ButtonPress may not.
         if let error = x.check(x.selectInput(x.root, .substructureNotify)) {
             throw .request("ChangeWindowAttributes", error)
@@ -45,6 +67,8 @@ final class Daemon {
         logger.info("running", metadata: [
             "display": "\(x.display)", "popups": "\(config.popupCount)", "control": "\(control.path)",
         ])
+        notifier?.send("READY=1\nSTATUS=\(statusLine())")
+        if let interval = notifier?.watchdogIntervalMs { nextWatchdog = ServerClock.monotonicMilliseconds() + interval }
         while true {
             if Signals.terminate != 0 {
                 shutDown()
@@ -52,16 +76,25 @@ final class Daemon {
             }
             if Signals.child != 0 {
                 Signals.child = 0
-                spawner.reap()
+                for failed in spawner.reap() where tracker.cancelClosing(client: failed) {
+                    logger.warning("the dismiss command failed and the window is still there: it counts as open again",
+                                   metadata: ["window": "\(hex(failed))"])
+                    refresh()
+                }
             }
             if Signals.reload != 0 {
                 Signals.reload = 0
-                reload()
+                _ = reload(because: "SIGHUP")
             }
+            let now = ServerClock.monotonicMilliseconds()
+            if watcher?.takeDue(now: now) == true { _ = reload(because: "a configuration file changed") }
+            expireClosing(now: now)
+            pingWatchdog(now: now)
             // Drain libxcb's queue before sleeping: replies can pull events in unseen by poll.
             while let event = x.pollEvent() { handle(event) }
             if let error = x.connectionError {
                 logger.critical("lost the connection to the X server \(x.display): \(error)")
+                notifier?.send("STOPPING=1\nSTATUS=lost the X server \(x.display)")
                 spawner.reap()
                 return 1
             }
@@ -70,17 +103,24 @@ final class Daemon {
         }
     }
 
+    /// Sleeps in poll(2) until input or the next deadline: a slow command to report, a
+    /// config change to reload, a dismissed window to give up on, a watchdog ping.
+    /// With none of those pending it sleeps without a timeout.
     private func waitForInput() {
         var fds = [pollfd(fd: x.fileDescriptor, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: Signals.pipe.read, events: Int16(POLLIN), revents: 0)]
+        if let watcher { fds.append(pollfd(fd: watcher.descriptor, events: Int16(POLLIN), revents: 0)) }
+        let fixed = fds.count
         for (fd, wantsWrite) in control.pollDescriptors {
             fds.append(pollfd(fd: fd, events: Int16(POLLIN) | (wantsWrite ? Int16(POLLOUT) : 0), revents: 0))
         }
-        let timeout: Int32 = spawner.checkSlow(now: ServerClock.monotonicMilliseconds())
-            .map { Int32(clamping: max(0, $0 - ServerClock.monotonicMilliseconds())) } ?? -1
+        let now = ServerClock.monotonicMilliseconds()
+        let deadlines = [spawner.checkSlow(now: now), watcher?.due, tracker.nextClosingDeadline, nextWatchdog].compactMap { $0 }
+        let timeout = deadlines.min().map { Int32(clamping: max(0, $0 - now)) } ?? -1
         guard poll(&fds, nfds_t(fds.count), timeout) > 0 else { return }
         if fds[1].revents != 0 { Signals.drain() }
-        for p in fds.dropFirst(2) where p.revents != 0 {
+        if let watcher, fds[2].revents != 0 { watcher.read(now: ServerClock.monotonicMilliseconds()) }
+        for p in fds.dropFirst(fixed) where p.revents != 0 {
             let readable = p.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0
             let writable = p.revents & Int16(POLLOUT) != 0
             for request in control.handle(fd: p.fd, readable: readable, writable: writable) {
@@ -89,14 +129,31 @@ final class Daemon {
         }
     }
 
+    private func pingWatchdog(now: Int64) {
+        guard let due = nextWatchdog, now >= due, let notifier, let interval = notifier.watchdogIntervalMs else { return }
+        notifier.send("WATCHDOG=1")
+        nextWatchdog = now + interval
+    }
+
+    private func expireClosing(now: Int64) {
+        guard let due = tracker.nextClosingDeadline, now >= due else { return }
+        let stillThere = tracker.expireClosing(now: now)
+        for client in stillThere {
+            logger.warning("a dismissed window is still mapped \(WindowTracker.closeTimeoutMs) ms later: it counts as open again",
+                           metadata: ["window": "\(hex(client))"])
+        }
+        if !stillThere.isEmpty { refresh() }
+    }
+
     // MARK: - X events
 
-    private func handle(_ event: XEvent) {
+    func handle(_ event: XEvent) {
         switch event {
         case .buttonPress(let e): press(e)
         case .buttonRelease(let e): release(e)
         case .randrScreenChange:
             engine.setOutputs((try? x.outputs()) ?? [:])
+            refresh()
         case .error(let error):
             // Requests about windows that vanished (a popup closed mid-click) end here.
             logger.debug("X error", metadata: ["error": "\(error)"])
@@ -117,32 +174,43 @@ final class Daemon {
                 dismissed += engine.dismissed
             }
         }
-        act(on: dismissed, click: decision.click, event: e)
+        act(on: dismissed, decision: decision, event: e)
     }
 
     /// Reaches us only while we hold the pointer after a swallowed press.
     private func release(_ e: ButtonEvent) {
         guard let decision = engine.release(button: e.button, x: e.rootX, y: e.rootY, time: clock.unwrap(e.time)) else { return }
-        act(on: engine.dismissed, click: decision.click, event: e)
+        act(on: engine.dismissed, decision: decision, event: e)
     }
 
-    private func act(on dismissed: [PopupInstance], click: ClickOutcome, event e: ButtonEvent) {
+    private func act(on dismissed: [PopupInstance], decision: Decision, event e: ButtonEvent) {
         guard !dismissed.isEmpty else { return }
+        let names = dismissed.map { config.model.popups[Int($0.popup)].name }
+        logger.info("dismissed", metadata: [
+            "popups": "\(names.joined(separator: ","))", "reason": "\(decision.reason.rawValue)", "button": "\(e.button)",
+            "x": "\(e.rootX)", "y": "\(e.rootY)", "click": "\(decision.click.rawValue)",
+        ])
+        broadcast("dismissed", [
+            ("popups", .array(names.map(JSON.string))), ("reason", .string(decision.reason.rawValue)),
+            ("button", .int(Int64(e.button))), ("x", .int(Int64(e.rootX))), ("y", .int(Int64(e.rootY))),
+            ("click", .string(decision.click.rawValue)),
+        ])
+        let now = ServerClock.monotonicMilliseconds()
         for instance in dismissed {
             let spec = config.model.popups[Int(instance.popup)]
-            let client = WindowID(truncatingIfNeeded: instance.id)
-            logger.info("dismissed", metadata: [
-                "popup": "\(spec.name)", "window": "\(hex(client))", "button": "\(e.button)",
-                "x": "\(e.rootX)", "y": "\(e.rootY)", "click": "\(click.rawValue)",
-            ])
-            tracker.markClosing(client: client)
-            dismiss(spec, client: client, event: e)
+            if let client = Self.client(of: instance) {
+                tracker.markClosing(client: client, now: now)
+                dismissWindow(spec, client: client, event: e)
+            } else {
+                rectOpen.removeAll { $0.name == spec.name }
+                if case .command(let argv) = spec.dismiss { runDismissCommand(argv, spec, client: nil, event: e) }
+            }
         }
         x.flush()
         refresh()
     }
 
-    private func dismiss(_ spec: PopupSpec, client: WindowID, event e: ButtonEvent) {
+    private func dismissWindow(_ spec: PopupSpec, client: WindowID, event e: ButtonEvent) {
         switch spec.dismiss {
         case .close:
             if tracker.trackedClient(client)?.supportsDelete == true {
@@ -158,110 +226,141 @@ final class Daemon {
         case .kill:
             x.killClient(client)
         case .command(let argv):
-            spawner.spawn(argv, environment: [
-                "CLICKAWAY_POPUP": spec.name, "CLICKAWAY_WINDOW": hex(client), "CLICKAWAY_BUTTON": "\(e.button)",
-                "CLICKAWAY_X": "\(e.rootX)", "CLICKAWAY_Y": "\(e.rootY)",
-            ], popup: spec.name, now: ServerClock.monotonicMilliseconds())
+            runDismissCommand(argv, spec, client: client, event: e)
         }
     }
 
-    /// Brings the engine and the grabs in line with the windows. Never called between a
-    /// press and its AllowEvents.
-    private func refresh() {
-        engine.setOpen(tracker.openInstances())
+    private func runDismissCommand(_ argv: [String], _ spec: PopupSpec, client: WindowID?, event e: ButtonEvent) {
+        let started = spawner.spawn(argv, environment: [
+            "CLICKAWAY_POPUP": spec.name, "CLICKAWAY_WINDOW": client.map(hex) ?? "",
+            "CLICKAWAY_BUTTON": "\(e.button)", "CLICKAWAY_X": "\(e.rootX)", "CLICKAWAY_Y": "\(e.rootY)",
+        ], popup: spec.name, window: client, now: ServerClock.monotonicMilliseconds())
+        // The command could not even start: the window stays, and so does the popup.
+        if !started, let client { _ = tracker.cancelClosing(client: client) }
+    }
+
+    // MARK: - State
+
+    /// Instance ids: a window popup's is its client window (29 bits); a `rect` popup's is
+    /// its index above 2^32, so the two never meet.
+    static func rectInstanceID(_ popup: Int32) -> UInt64 { UInt64(1) << 32 | UInt64(UInt32(popup)) }
+
+    static func client(of instance: PopupInstance) -> WindowID? {
+        instance.id < UInt64(1) << 32 ? WindowID(instance.id) : nil
+    }
+
+    /// The open `rect` popups as instances, placed on the current outputs.
+    private func rectInstances() -> [PopupInstance] {
+        rectOpen.compactMap { entry in
+            guard let index = config.model.popupIndex(named: entry.name),
+                  case .rect(let r, let output) = config.model.popups[Int(index)].source,
+                  let rect = ClickModel.screenRect(r, output: output, outputs: engine.outputs)
+            else { return nil }
+            return PopupInstance(popup: index, rect: rect, openedAt: entry.openedAt, id: Self.rectInstanceID(index))
+        }
+    }
+
+    /// Brings the engine and the grabs in line with the windows and the `rect` popups, and
+    /// tells monitors what opened and closed. Never called between a press and its AllowEvents.
+    func refresh() {
+        engine.setOpen(tracker.openInstances() + rectInstances())
         engine.setWindowAreas(tracker.windowAreas())
+        announceOpenChanges()
         var wanted = ButtonSet(bits: 0)
         for o in engine.open { wanted.bits |= config.model.popups[Int(o.popup)].buttons.bits }
-        for (combo, error) in grabs.update(to: wanted) { lastError = grabs.refusalSentence(combo, error) }
+        for (combo, error) in grabs.update(to: wanted) {
+            lastError = grabs.refusalSentence(combo, error)
+            broadcast("grab_refused", [
+                ("button", .int(Int64(combo.button))), ("modifiers", .string(grabs.describe(combo.modifiers))),
+                ("error", .string(error.name)), ("message", .string(grabs.refusalSentence(combo, error))),
+            ])
+        }
+        let line = statusLine()
+        if line != lastStatusLine {
+            lastStatusLine = line
+            notifier?.send("STATUS=\(line)")
+        }
+    }
+
+    private func announceOpenChanges() {
+        var now: [UInt64: PopupInstance] = [:]
+        for o in engine.open { now[o.id] = o }
+        for (id, o) in announced where now[id] == nil {
+            broadcast("closed", popupFields(o))
+        }
+        for o in engine.open where announced[o.id] == nil {
+            broadcast("opened", popupFields(o))
+        }
+        announced = now
+    }
+
+    func popupFields(_ o: PopupInstance) -> [(String, JSON)] {
+        let r = o.rect
+        return [
+            ("popup", .string(config.model.popups[Int(o.popup)].name)),
+            ("window", Self.client(of: o).map { .string(hex($0)) } ?? .null),
+            ("rect", .array([r.x, r.y, r.width, r.height].map { .int(Int64($0)) })),
+        ]
+    }
+
+    /// One `monitor` line: `{"event":NAME,...}`.
+    func broadcast(_ event: String, _ fields: [(String, JSON)]) {
+        guard control.hasSubscribers else { return }
+        control.broadcast(JSON.object([("event", .string(event))] + fields).text)
+    }
+
+    func statusLine() -> String {
+        let open = engine.open.count
+        let base = "\(config.popupCount) popups configured, \(open) open" + (grabs.isGrabbing ? ", grabbing" : "")
+        return rejected == nil ? base : base + "; the last configuration edit was rejected"
     }
 
     // MARK: - Config
 
-    private func reload() {
+    /// The files whose changes reload the configuration: the one given with --config, or
+    /// the XDG config.toml and its conf.d.
+    static func watchedPaths(configFile: String?) -> [ConfigWatcher.Target] {
+        if let configFile { return [.file(configFile)] }
+        let location = ConfigLocation(environment: processEnvironment())
+        return [.file(location.mainFile), .directory(location.dropInDirectory)]
+    }
+
+    /// Loads the configuration again. A valid one replaces the running one at once, popups
+    /// re-matched against the windows on screen; an invalid one is reported and the running
+    /// one stays. Returns the new configuration, or the error.
+    func reload(because cause: String) -> Result<LoadedConfig, ConfigError> {
+        notifier?.sendReloading(status: "reloading the configuration (\(cause))")
+        defer { notifier?.send("READY=1\nSTATUS=\(statusLine())") }
+        watcher?.watch(Self.watchedPaths(configFile: configFile))
+        let fresh: LoadedConfig
         do {
-            let fresh = try ConfigLoader.load(file: configFile, environment: processEnvironment())
-            config = fresh
-            engine = DecisionEngine(model: fresh.model, outputs: engine.outputs)
-            tracker.replaceModel(fresh.model, now: clock.now())
-            grabs.release()
-            refresh()
-            logger.info("configuration reloaded", metadata: ["popups": "\(fresh.popupCount)"])
+            fresh = try ConfigLoader.load(file: configFile, environment: processEnvironment())
         } catch {
+            rejected = "\(error)"
             lastError = "configuration rejected, keeping the previous one:\n\(error)"
-            logger.error("configuration rejected, keeping the previous one\n\(error)")
+            logger.error("configuration rejected, keeping the previous one (\(cause))\n\(error)")
+            broadcast("rejected", [("cause", .string(cause)), ("diagnostics", .string("\(error)"))])
+            return .failure(error)
         }
-    }
-
-    // MARK: - Control requests
-
-    private func answer(_ request: ControlServer.Request) {
-        let reply: JSON
-        do {
-            let message = try JSON.parse(request.line)
-            switch message["request"]?.stringValue {
-            case "sync": reply = sync()
-            case "status": reply = JSONReply.ok(status())
-            case let other?: reply = JSONReply.error("unknown request \"\(other)\" (known: sync, status)")
-            case nil: reply = JSONReply.error("a request is an object with a \"request\" key, e.g. {\"request\":\"status\"}")
-            }
-        } catch {
-            reply = JSONReply.error("malformed request: \(error)")
+        config = fresh
+        rejected = nil
+        engine = DecisionEngine(model: fresh.model, outputs: engine.outputs)
+        tracker.replaceModel(fresh.model, now: clock.now())
+        rectOpen.removeAll { entry in
+            guard let i = fresh.model.popupIndex(named: entry.name), case .rect = fresh.model.popups[Int(i)].source else { return true }
+            return false
         }
-        control.send(reply.text, to: request.client)
-    }
-
-    /// Answers after one round trip to the X server and after handling every event the
-    /// server sent before it: the caller then sees the daemon in a settled state.
-    private func sync() -> JSON {
-        do {
-            try x.sync()
-        } catch {
-            return JSONReply.error("X server round trip failed: \(error)")
-        }
-        while let event = x.pollQueuedEvent() { handle(event) }
-        // A second round trip: the AllowEvents and dismiss requests those events caused
-        // have been processed by the server when the caller hears back.
-        do {
-            try x.sync()
-        } catch {
-            return JSONReply.error("X server round trip failed: \(error)")
-        }
-        return JSONReply.ok()
-    }
-
-    private func status() -> [(String, JSON)] {
-        let combos = { (list: [Grabs.Combination]) in
-            JSON.array(list.map { .object([("button", .int(Int64($0.button))), ("modifiers", .string(self.grabs.describe($0.modifiers)))]) })
-        }
-        let refused = JSON.array(grabs.refused.map { combo, error in
-            .object([("button", .int(Int64(combo.button))), ("modifiers", .string(grabs.describe(combo.modifiers))),
-                     ("error", .string(error.name))])
-        })
-        let open = JSON.array(engine.open.map { o in
-            let r = o.rect
-            return .object([
-                ("popup", .string(config.model.popups[Int(o.popup)].name)),
-                ("window", .string(hex(WindowID(truncatingIfNeeded: o.id)))),
-                ("rect", .array([r.x, r.y, r.width, r.height].map { .int(Int64($0)) })),
-            ])
-        })
-        return [
-            ("backend", .string("x11-grab")),
-            ("display", .string(x.display)),
-            ("config", .array(config.files.map(JSON.string))),
-            ("popups", .int(Int64(config.popupCount))),
-            ("grab", .object([
-                ("active", .bool(grabs.isGrabbing)),
-                ("buttons", .array(grabs.buttons.buttons.map { .int(Int64($0)) })),
-                ("held", combos(grabs.held)),
-                ("refused", refused),
-            ])),
-            ("open", open),
-            ("last_error", lastError.map(JSON.string) ?? .null),
-        ]
+        grabs.release()
+        refresh()
+        logger.info("configuration reloaded (\(cause))", metadata: ["popups": "\(fresh.popupCount)"])
+        for note in fresh.notes { logger.notice("\(note)") }
+        broadcast("reloaded", [("cause", .string(cause)), ("popups", .int(Int64(fresh.popupCount))),
+                               ("files", .array(fresh.files.map(JSON.string)))])
+        return .success(fresh)
     }
 
     private func shutDown() {
+        notifier?.send("STOPPING=1")
         grabs.release()
         x.flush()
         spawner.reap()

@@ -10,6 +10,8 @@ final class Spawner {
     private struct Child {
         var argv0: String
         var popup: String
+        /// The popup's window, when it has one: a failed command leaves it open.
+        var window: UInt32?
         var startedAt: Int64
         var reportedSlow = false
     }
@@ -22,7 +24,9 @@ final class Spawner {
 
     var running: Int { children.count }
 
-    func spawn(_ argv: [String], environment extra: [String: String], popup: String, now: Int64) {
+    /// Starts a command; false when it could not be started (logged).
+    @discardableResult
+    func spawn(_ argv: [String], environment extra: [String: String], popup: String, window: UInt32?, now: Int64) -> Bool {
         var env = processEnvironment()
         for (k, v) in extra { env[k] = v }
         let envStrings = env.map { "\($0.key)=\($0.value)" }
@@ -56,24 +60,31 @@ final class Spawner {
             logger.error("cannot run dismiss command", metadata: [
                 "popup": "\(popup)", "command": "\(argv[0])", "error": "\(String(cString: strerror(result)))",
             ])
-            return
+            return false
         }
-        children[pid] = Child(argv0: argv[0], popup: popup, startedAt: now)
+        children[pid] = Child(argv0: argv[0], popup: popup, window: window, startedAt: now)
         logger.debug("dismiss command started", metadata: ["popup": "\(popup)", "pid": "\(pid)", "command": "\(argv[0])"])
+        return true
     }
 
-    /// Collects every child that has exited; never blocks.
-    func reap() {
+    /// Collects every child that has exited; never blocks. Returns the windows whose
+    /// dismiss command failed.
+    @discardableResult
+    func reap() -> [UInt32] {
+        var failed: [UInt32] = []
         while true {
             var status: Int32 = 0
             let pid = waitpid(-1, &status, WNOHANG)
-            guard pid > 0 else { return }
+            guard pid > 0 else { return failed }
             guard let child = children.removeValue(forKey: pid) else { continue }
             let exited = status & 0x7f == 0
             let code = (status >> 8) & 0xff
             if exited && code == 0 {
                 logger.debug("dismiss command finished", metadata: ["popup": "\(child.popup)", "pid": "\(pid)"])
-            } else if exited {
+                continue
+            }
+            if let window = child.window { failed.append(window) }
+            if exited {
                 logger.warning("dismiss command failed", metadata: [
                     "popup": "\(child.popup)", "command": "\(child.argv0)", "exit": "\(code)",
                 ])

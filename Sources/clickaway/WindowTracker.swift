@@ -28,8 +28,14 @@ final class WindowTracker {
     private(set) var stacking: [WindowID] = []
     /// Mapped top-level windows that play a role, by top-level id.
     private(set) var tracked: [WindowID: Tracked] = [:]
-    /// Clients dismissed and not yet gone: not open any more, whatever they still look like.
-    private var closing: Set<WindowID> = []
+    /// Clients dismissed and not yet gone, with the time (monotonic ms) after which a window
+    /// still mapped counts as open again: its program ignored the request or the command failed.
+    private var closing: [WindowID: Int64] = [:]
+    /// The client window of every viewable top-level window looked at, matching or not: a
+    /// title or class that changes later is matched again (PropertyNotify on the client).
+    private var clients: [WindowID: WindowID] = [:]
+    /// How long a dismissed window may stay mapped before it counts as open again.
+    static let closeTimeoutMs: Int64 = 2000
 
     init(x: XConnection, model: ClickModel, logger: Logger) {
         self.x = x
@@ -41,6 +47,7 @@ final class WindowTracker {
     func scan(now: Int64) throws(XError) {
         stacking = try x.queryTree(x.root).children
         tracked = [:]
+        clients = [:]
         for window in stacking { inspect(window, now: now) }
     }
 
@@ -67,10 +74,18 @@ final class WindowTracker {
             return false
         case .destroyNotify(let e):
             stacking.removeAll { $0 == e.window }
-            closing.remove(e.window)
+            closing[e.window] = nil
+            clients[e.window] = nil
             return forget(e.window)
         case .unmapNotify(let e) where e.event == x.root:
+            clients[e.window] = nil
             return forget(e.window)
+        case .propertyNotify(let e) where Self.matchedAtoms(x.atoms).contains(e.atom):
+            guard let top = clients.first(where: { $0.value == e.window })?.key else { return false }
+            let before = tracked[top].map { ($0.popup, $0.anchorOf, $0.excluded) }
+            inspect(top, now: now)
+            let after = tracked[top].map { ($0.popup, $0.anchorOf, $0.excluded) }
+            return before?.0 != after?.0 || before?.1 != after?.1 || before?.2 != after?.2
         case .mapNotify(let e) where e.event == x.root:
             return inspect(e.window, now: now)
         case .reparentNotify(let e) where e.event == x.root:
@@ -80,6 +95,7 @@ final class WindowTracker {
                 return inspect(e.window, now: now)
             }
             stacking.removeAll { $0 == e.window }
+            clients[e.window] = nil
             return forget(e.window)
         case .configureNotify(let e) where e.event == x.root:
             restack(e.window, above: e.aboveSibling)
@@ -93,13 +109,36 @@ final class WindowTracker {
         }
     }
 
-    /// The client was asked to close: it no longer counts as open, even before it unmaps.
-    func markClosing(client: WindowID) { closing.insert(client) }
+    /// The properties a popup, anchor or exclusion can be matched by.
+    private static func matchedAtoms(_ atoms: StandardAtoms) -> [Atom] {
+        [StandardAtoms.wmName, StandardAtoms.wmClass, atoms.netWMName, atoms.netWMWindowType]
+    }
+
+    /// The client was asked to close: it no longer counts as open, even before it unmaps,
+    /// unless it is still mapped `closeTimeoutMs` from now.
+    func markClosing(client: WindowID, now: Int64) { closing[client] = now + Self.closeTimeoutMs }
+
+    /// The dismissal failed (its command exited with an error): the window counts as open
+    /// again at once. Returns false when it is gone or was not closing.
+    func cancelClosing(client: WindowID) -> Bool {
+        guard closing.removeValue(forKey: client) != nil else { return false }
+        return trackedClient(client) != nil
+    }
+
+    /// When the next dismissed window's time to disappear runs out, if any is pending.
+    var nextClosingDeadline: Int64? { closing.values.min() }
+
+    /// Dismissed windows still mapped after their time ran out; they count as open again.
+    func expireClosing(now: Int64) -> [WindowID] {
+        let expired = closing.filter { $0.value <= now }.map(\.key)
+        for client in expired { closing[client] = nil }
+        return expired.filter { trackedClient($0) != nil }
+    }
 
     /// Open popup instances, bottom to top, keyed by client window.
     func openInstances() -> [PopupInstance] {
         stacking.compactMap { top in
-            guard let t = tracked[top], let popup = t.popup, !closing.contains(t.client) else { return nil }
+            guard let t = tracked[top], let popup = t.popup, closing[t.client] == nil else { return nil }
             return PopupInstance(popup: popup, rect: t.rect, openedAt: t.openedAt, id: UInt64(t.client))
         }
     }
@@ -133,7 +172,7 @@ final class WindowTracker {
 
     private func forget(_ top: WindowID) -> Bool {
         guard let t = tracked.removeValue(forKey: top) else { return false }
-        closing.remove(t.client)
+        closing[t.client] = nil
         if let p = t.popup {
             logger.info("popup closed", metadata: ["popup": "\(model.popups[Int(p)].name)", "window": "\(hex(t.client))"])
         }
@@ -145,21 +184,26 @@ final class WindowTracker {
     /// looked at are simply not tracked.
     @discardableResult
     private func inspect(_ top: WindowID, now: Int64) -> Bool {
+        let before = tracked[top]
         do {
             let attributes = try x.getWindowAttributes(top)
             guard attributes.mapState == .viewable, attributes.windowClass == .inputOutput || attributes.overrideRedirect else {
                 return false
             }
             guard let client = try findClient(top, depth: 2) else { return false }
+            if clients.updateValue(client, forKey: top) != client { x.watchProperties(client) }
             let properties = try x.windowProperties(client)
             let roles = roles(for: properties)
-            guard roles.popup != nil || !roles.anchors.isEmpty || roles.excluded else { return false }
+            guard roles.popup != nil || !roles.anchors.isEmpty || roles.excluded else { return forget(top) }
             let rect = try x.rootRect(top)
             let supportsDelete = try x.supportsDeleteWindow(client)
-            closing.remove(client)
+            // A re-match after a property change keeps the time the popup opened.
+            let still = before.flatMap { $0.client == client && $0.popup == roles.popup ? $0 : nil }
+            if still == nil { closing[client] = nil }
             tracked[top] = Tracked(client: client, rect: rect, properties: properties, supportsDelete: supportsDelete,
-                                   popup: roles.popup, anchorOf: roles.anchors, excluded: roles.excluded, openedAt: now)
-            if let p = roles.popup {
+                                   popup: roles.popup, anchorOf: roles.anchors, excluded: roles.excluded,
+                                   openedAt: still?.openedAt ?? now)
+            if let p = roles.popup, still == nil {
                 logger.info("popup opened", metadata: [
                     "popup": "\(model.popups[Int(p)].name)", "window": "\(hex(client))", "rect": "\(rect)",
                 ])

@@ -10,8 +10,12 @@ struct ClickawayCtl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clickawayctl",
         abstract: "Check the clickaway configuration and talk to the running daemon.",
-        discussion: "Exit status: 0 ok; 1 invalid configuration or request refused; 2 file unreadable or daemon unreachable.",
-        subcommands: [Check.self, Hit.self, Status.self, Sync.self])
+        discussion: """
+            Exit status: 0 ok; 1 invalid configuration, rejected reload or refused request; \
+            2 file unreadable or daemon unreachable.
+            """,
+        subcommands: [Check.self, Hit.self, Status.self, Sync.self, Reload.self, Open.self, Close.self, Toggle.self,
+                      Monitor.self, Pick.self])
 }
 
 func printError(_ message: String) {
@@ -41,13 +45,15 @@ struct Check: ParsableCommand {
 
 struct Hit: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Explain what one press at X Y would do, offline against a configuration.",
+        abstract: "Explain what one press at X Y would do.",
         discussion: """
-            Popups marked with --open are open, later ones on top; each opened at time 0 and the \
-            press happens at --at-ms. A window popup needs its rectangle: --open NAME=X,Y,W,H.
+            Without --config or --open, asks the running daemon: the answer is for the popups \
+            open right now. With either, works offline against a configuration: popups marked \
+            with --open are open, later ones on top; each opened at time 0 and the press happens \
+            at --at-ms. A window popup needs its rectangle: --open NAME=X,Y,W,H.
             """)
 
-    @Option(name: .long, help: "The configuration file (default: the XDG lookup).")
+    @Option(name: .long, help: "Explain offline against this file (--open alone uses the XDG lookup).")
     var config: String?
 
     @Option(name: .long, help: "Mark a popup open: NAME, or NAME=X,Y,W,H for a window popup.")
@@ -66,6 +72,13 @@ struct Hit: ParsableCommand {
     var json = false
 
     func run() throws {
+        guard config != nil || !open.isEmpty else {
+            let reply = try callDaemon(.object([
+                ("request", .string("hit")), ("x", .int(Int64(x))), ("y", .int(Int64(y))), ("button", .int(Int64(button))),
+            ]))
+            print(json ? (reply["explanation"]?.text ?? "{}") : (reply["text"]?.stringValue ?? ""))
+            return
+        }
         let loaded: LoadedConfig
         do {
             loaded = try ConfigLoader.load(file: config, environment: processEnvironment())
@@ -104,16 +117,10 @@ struct Hit: ParsableCommand {
     }
 }
 
-/// One request to the daemon; prints its error and exits 1 when refused, 2 when unreachable.
-func callDaemon(_ request: JSON, timeoutMs: Int32 = 10_000) throws -> JSON {
+/// Connects to the daemon's control socket; prints why and exits 2 when it cannot.
+func connectToDaemon() throws -> ControlClient {
     do {
-        let path = try ControlPath.socket(environment: processEnvironment())
-        let reply = try ControlClient(path: path).call(request, timeoutMs: timeoutMs)
-        if reply["ok"]?.boolValue != true {
-            printError("clickawayctl: the daemon refused: \(reply["error"]?.stringValue ?? reply.text)")
-            throw ExitCode(1)
-        }
-        return reply
+        return try ControlClient(path: try ControlPath.socket(environment: processEnvironment()))
     } catch let error as ControlPath.Missing {
         printError("clickawayctl: \(error)")
         throw ExitCode(2)
@@ -121,6 +128,25 @@ func callDaemon(_ request: JSON, timeoutMs: Int32 = 10_000) throws -> JSON {
         printError("clickawayctl: \(error)")
         throw ExitCode(2)
     }
+}
+
+/// One request to the daemon; prints its error and exits 1 when refused, 2 when unreachable.
+/// `onRefusal` sees a refused reply first (for details beyond its error sentence).
+func callDaemon(_ request: JSON, timeoutMs: Int32 = 10_000, onRefusal: (JSON) -> Void = { _ in }) throws -> JSON {
+    let client = try connectToDaemon()
+    let reply: JSON
+    do {
+        reply = try client.call(request, timeoutMs: timeoutMs)
+    } catch {
+        printError("clickawayctl: \(error)")
+        throw ExitCode(2)
+    }
+    guard reply["ok"]?.boolValue == true else {
+        printError("clickawayctl: the daemon refused: \(reply["error"]?.stringValue ?? reply.text)")
+        onRefusal(reply)
+        throw ExitCode(1)
+    }
+    return reply
 }
 
 struct Sync: ParsableCommand {
@@ -162,6 +188,10 @@ struct Status: ParsableCommand {
             let rect = o["rect"]?.arrayValue?.compactMap(\.intValue).map(String.init).joined(separator: ", ") ?? ""
             print("  \(o["popup"]?.stringValue ?? "?")  window \(o["window"]?.stringValue ?? "-")  [\(rect)]")
         }
-        if let error = reply["last_error"]?.stringValue { print("last error: \(error)") }
+        if let rejected = reply["rejected"]?.stringValue {
+            print("rejected: the last configuration edit has errors; the previous configuration keeps running:")
+            print(rejected)
+        }
+        if let error = reply["last_error"]?.stringValue, reply["rejected"]?.stringValue == nil { print("last error: \(error)") }
     }
 }

@@ -54,12 +54,15 @@ final class DaemonFixture {
     var log: String { daemon.flatMap { try? String(contentsOfFile: $0.logPath, encoding: .utf8) } ?? "" }
 
     /// Starts the daemon and waits (bounded) until it answers on its control socket.
-    func startDaemon(extraArguments: [String] = [], extraEnvironment: [String: String] = [:]) throws {
+    /// `useConfigFile: false` leaves out `--config`: the daemon then uses the XDG lookup
+    /// under this fixture's directory (XDG_CONFIG_HOME).
+    func startDaemon(extraArguments: [String] = [], extraEnvironment: [String: String] = [:],
+                     useConfigFile: Bool = true) throws {
         let binary = Self.buildDirectory.appendingPathComponent("clickaway").path
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw HarnessError("\(binary) is not built: run `swift build` before `swift test` (`make test` does both)")
         }
-        let p = try ChildProcess([binary, "--config", configPath, "--log-level", "debug"] + extraArguments,
+        let p = try ChildProcess([binary] + (useConfigFile ? ["--config", configPath] : []) + ["--log-level", "debug"] + extraArguments,
                                  environment: environment.merging(extraEnvironment) { $1 })
         daemon = p
         let deadline = ContinuousClock.now + .seconds(10)
@@ -79,9 +82,15 @@ final class DaemonFixture {
         daemon?.stop()
     }
 
+    var socketPath: String { runtimeDirectory.path + "/clickaway/ctl.sock" }
+
+    /// Sends one request object and returns the reply, whatever it says.
+    func call(_ request: JSON) throws -> JSON {
+        try ControlClient(path: socketPath).call(request, timeoutMs: 10_000)
+    }
+
     func request(_ name: String) throws -> JSON {
-        let path = runtimeDirectory.path + "/clickaway/ctl.sock"
-        let reply = try ControlClient(path: path).call(.object([("request", .string(name))]), timeoutMs: 10_000)
+        let reply = try call(.object([("request", .string(name))]))
         guard reply["ok"]?.boolValue == true else { throw HarnessError("\(name) refused: \(reply.text)") }
         return reply
     }
@@ -122,6 +131,79 @@ final class DaemonFixture {
         try sync()
         // The client destroyed a window on WM_DELETE_WINDOW: read its own DestroyNotify.
         try client.drain()
+    }
+}
+
+extension DaemonFixture {
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs the built `clickawayctl` against this fixture's daemon and X server.
+    func ctl(_ arguments: [String]) throws -> Run {
+        let p = Process()
+        p.executableURL = Self.buildDirectory.appendingPathComponent("clickawayctl")
+        p.arguments = arguments
+        p.environment = environment
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        return Run(status: p.terminationStatus, stdout: stdout, stderr: stderr)
+    }
+
+    /// A `monitor` subscription: the events the daemon sends from now on.
+    func monitor() throws -> EventStream {
+        let client = try ControlClient(path: socketPath)
+        let reply = try client.call(.object([("request", .string("monitor"))]))
+        guard reply["ok"]?.boolValue == true else { throw HarnessError("monitor refused: \(reply.text)") }
+        return EventStream(client: client)
+    }
+
+    /// Overwrites the config file in place (open, truncate, write, close), as `echo >` does.
+    func editConfigInPlace(_ text: String) throws {
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: configPath))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: Data(text.utf8))
+        try handle.close()
+    }
+
+    /// Writes a new file beside the config and renames it over it, as many editors save.
+    func replaceConfigByRename(_ text: String) throws {
+        let temporary = configPath + ".tmp-\(UUID().uuidString)"
+        try text.write(toFile: temporary, atomically: false, encoding: .utf8)
+        guard rename(temporary, configPath) == 0 else { throw HarnessError("rename over \(configPath) failed: errno \(errno)") }
+    }
+}
+
+/// Events from `monitor`, read with a bounded wait.
+final class EventStream {
+    let client: ControlClient
+    init(client: ControlClient) { self.client = client }
+
+    /// The next event; fails saying what was awaited when none comes within `timeoutMs`.
+    func next(_ what: String, timeoutMs: Int32 = 10_000) throws -> JSON {
+        do {
+            guard let event = try client.receive(timeoutMs: timeoutMs) else {
+                throw HarnessError("the daemon closed the monitor stream while waiting for \(what)")
+            }
+            return event
+        } catch let error as ControlClient.Failure {
+            throw HarnessError("no \(what): \(error)")
+        }
+    }
+
+    /// Skips events until one named `name` arrives.
+    func await(_ name: String, timeoutMs: Int32 = 10_000) throws -> JSON {
+        while true {
+            let event = try next("a \"\(name)\" event", timeoutMs: timeoutMs)
+            if event["event"]?.stringValue == name { return event }
+        }
     }
 }
 

@@ -1,0 +1,126 @@
+import ClickawayControl
+import ClickawayCore
+import Foundation
+import Glibc
+import Testing
+import XTestHarness
+
+/// Windows that change after they map, and dismissals that do not take: the daemon's idea of
+/// what is open follows what is on screen.
+@Suite("Window popups: titles that change, dismissals that fail, a real xterm", .serialized)
+struct WindowLifecycleTests {
+    @Test func titleChangedAfterMapIsMatchedAgain() throws {
+        let f = try DaemonFixture(config: "[[popup]]\nname = \"pop\"\nwindow = { title = \"Popup\" }\ngrace_ms = 0\n")
+        try f.startDaemon()
+        let w = try f.window(Layout.popup, class: "Anything", title: "loading")
+        #expect(try f.openPopups().isEmpty)
+
+        try f.client.setTitle(w, "Popup")
+        try f.sync()
+        #expect(try f.openPopups() == ["pop"])
+        #expect(try f.isGrabbing())
+
+        try f.client.setTitle(w, "Popup (done)")
+        try f.sync()
+        #expect(try f.openPopups().isEmpty)
+        #expect(try !f.isGrabbing())
+    }
+
+    @Test func commandThatCannotStartLeavesThePopupOpen() throws {
+        let f = try DaemonFixture(config: """
+            [[popup]]
+            name = "pop"
+            window = { class = "Pop" }
+            grace_ms = 0
+            dismiss = { command = ["/nonexistent/close-it"] }
+            """)
+        try f.startDaemon()
+        try f.window(Layout.popup, class: "Pop")
+        try f.click(900, 600)
+        #expect(try f.openPopups() == ["pop"])
+        #expect(try f.isGrabbing())
+        #expect(f.log.contains("cannot run dismiss command"))
+    }
+
+    @Test func failedCommandMakesThePopupOpenAgain() throws {
+        let f = try DaemonFixture(config: """
+            [[popup]]
+            name = "pop"
+            window = { class = "Pop" }
+            grace_ms = 0
+            dismiss = { command = ["false"] }
+            """)
+        try f.startDaemon()
+        try f.window(Layout.popup, class: "Pop")
+        let events = try f.monitor()
+        try f.click(900, 600)
+        #expect(try events.next("dismissed")["event"]?.stringValue == "dismissed")
+        #expect(try events.next("closed")["event"]?.stringValue == "closed")
+        // `false` exits 1: reaped on SIGCHLD, the window still there counts as open again.
+        let reopened = try events.next("opened", timeoutMs: 5000)
+        #expect(reopened["event"]?.stringValue == "opened")
+        #expect(reopened["popup"]?.stringValue == "pop")
+        #expect(f.log.contains("dismiss command failed"))
+    }
+
+    @Test func windowThatIgnoresTheDismissalCountsAsOpenAgain() throws {
+        let f = try DaemonFixture(config: """
+            [[popup]]
+            name = "pop"
+            window = { class = "Pop" }
+            grace_ms = 0
+            dismiss = { command = ["true"] }
+            """)
+        try f.startDaemon()
+        try f.window(Layout.popup, class: "Pop")
+        let events = try f.monitor()
+        try f.click(900, 600)
+        #expect(try events.next("dismissed")["event"]?.stringValue == "dismissed")
+        #expect(try events.next("closed")["event"]?.stringValue == "closed")
+        #expect(try f.openPopups().isEmpty)
+        let reopened = try events.next("opened", timeoutMs: 10_000)
+        #expect(reopened["popup"]?.stringValue == "pop")
+        #expect(f.log.contains("still mapped"))
+        // And an outside click dismisses it again.
+        try f.click(900, 600)
+        #expect(try events.next("dismissed")["event"]?.stringValue == "dismissed")
+    }
+
+    /// The manual check of the X11 issue, scripted: a real `xterm -class Popup`.
+    @Test func realXtermIsClosedByAnOutsideClickAndKeptByInsideClicks() throws {
+        let f = try DaemonFixture(config: """
+            [[popup]]
+            name = "term"
+            window = { class = "Popup" }
+            grace_ms = 0
+            dismiss = "close"
+            """)
+        let under = try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        let xterm = try ChildProcess(["xterm", "-class", "Popup", "-geometry", "40x10+200+150"],
+                                     environment: f.environment)
+        defer { xterm.stop() }
+        var rect: [Int64] = []
+        try eventually("xterm to map and be tracked as the popup \"term\"", timeout: .seconds(10)) {
+            try f.sync()
+            rect = try f.status()["open"]?.arrayValue?.first?["rect"]?.arrayValue?.compactMap(\.intValue) ?? []
+            return rect.count == 4
+        }
+        let json = try f.ctl(["status", "--json"])
+        let status = try JSON.parse(json.stdout.trimmingCharacters(in: .newlines))
+        #expect(status["open"]?.arrayValue?.first?["popup"]?.stringValue == "term")
+        #expect(status["open"]?.arrayValue?.first?["window"]?.stringValue?.hasPrefix("0x") == true)
+        #expect(status["grab"]?["active"]?.boolValue == true)
+
+        try f.click(Int32(rect[0] + rect[2] / 2), Int32(rect[1] + rect[3] / 2))
+        #expect(xterm.isRunning)
+        #expect(try f.openPopups() == ["term"])
+
+        try f.click(1000, 650)
+        try eventually("xterm to exit after WM_DELETE_WINDOW", timeout: .seconds(10)) { !xterm.isRunning }
+        try f.sync()
+        #expect(try f.openPopups().isEmpty)
+        #expect(try !f.isGrabbing())
+        #expect(f.client.presses(under).isEmpty)
+    }
+}
