@@ -55,7 +55,7 @@ let package = Package(
         // The daemon and clickawayctl as processes, against Xvfb and openbox. `swift test`
         // does not link executables: `make test` runs `swift build` first.
         .testTarget(name: "ClickawayE2ETests", dependencies: [
-            "ClickawayCore", "ClickawayControl", "ClickawayX11", "XTestHarness",
+            "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayX11", "XTestHarness",
         ]),
         .testTarget(name: "ClickawayX11Tests", dependencies: ["ClickawayX11", "XTestHarness", "ClickawayCore"]),
     ]

@@ -59,10 +59,13 @@ public struct XErrorInfo: Hashable, Sendable, CustomStringConvertible {
         case 17: "GetAtomName"
         case 20: "GetProperty"
         case 25: "SendEvent"
+        case 26: "GrabPointer"
         case 28: "GrabButton"
         case 29: "UngrabButton"
         case 35: "AllowEvents"
         case 40: "TranslateCoordinates"
+        case 45: "OpenFont"
+        case 94: "CreateGlyphCursor"
         case 113: "KillClient"
         default: "request \(majorOpcode).\(minorOpcode)"
         }
