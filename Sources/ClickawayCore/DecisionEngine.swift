@@ -80,7 +80,7 @@ public final class DecisionEngine {
     public let model: ClickModel
     // All mutable state in one struct: a decision is one exclusive access to it rather
     // than a runtime exclusivity check on every field it touches.
-    private var state: EngineState
+    private(set) var state: EngineState
 
     public init(model: ClickModel, outputs: [String: Rect] = [:]) {
         self.model = model
@@ -274,6 +274,13 @@ struct EngineState {
         decision.dismissCount = dismissed.count
         decision.click = decision.reason == .outside && count > 0 ? outcome : .pass
         return decision
+    }
+
+    /// Whether a press here decides `pass` with nothing dismissed and nothing pending,
+    /// whatever the button and however young the popups: an exclusion, or a point that
+    /// counts as inside every open popup.
+    mutating func decidesNothing(x: Int32, y: Int32) -> Bool {
+        classify(x: x, y: y).reason == .exclusion || !inside.contains(false)
     }
 
     /// Hit-tests the point and marks in `inside` every open instance it counts as inside of.

@@ -183,6 +183,19 @@ struct RegionTable: Sendable {
         return followRedirects && node.redirect >= 0 ? node.redirect : n
     }
 
+    /// Every vertical and horizontal line where a hit test of popup `popup`, opened at
+    /// `rect`, can change its answer: the edges of each region's hit area, on screen.
+    func edges(popup: Int32, at rect: Rect, xs: inout [Int64], ys: inout [Int64]) {
+        let root = Int(roots[Int(popup)])
+        let end = Int(popup) + 1 < roots.count ? Int(roots[Int(popup) + 1]) : nodes.count
+        let ox = Int64(rect.x), oy = Int64(rect.y)
+        let whole = Bounds(Rect(x: 0, y: 0, width: rect.width, height: rect.height).expanded(by: nodes[root].slop))
+        for area in [whole] + nodes[(root + 1)..<end].map(\.area) {
+            xs += [ox + area.minX, ox + area.maxX]
+            ys += [oy + area.minY, oy + area.maxY]
+        }
+    }
+
     /// The nodes from the root down to `n`.
     func ancestry(of n: Int32) -> [Int32] {
         var chain: [Int32] = []
