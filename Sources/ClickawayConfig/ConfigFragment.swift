@@ -71,15 +71,18 @@ struct PopupOptions {
     var buttons: ButtonSet?
     var graceMs: Int64?
     var dismiss: DismissAction?
+    var escape: Bool?
+    var escapeKey: OutsideClick?
 
     static let builtIn = PopupOptions(outsideClick: .swallow, trigger: .press, buttons: .standard,
-                                      graceMs: 150, dismiss: .close)
+                                      graceMs: 150, dismiss: .close, escape: false, escapeKey: .swallow)
 
     /// Keys set here win over `base`.
     func over(_ base: PopupOptions) -> PopupOptions {
         PopupOptions(outsideClick: outsideClick ?? base.outsideClick, trigger: trigger ?? base.trigger,
                      buttons: buttons ?? base.buttons, graceMs: graceMs ?? base.graceMs,
-                     dismiss: dismiss ?? base.dismiss)
+                     dismiss: dismiss ?? base.dismiss, escape: escape ?? base.escape,
+                     escapeKey: escapeKey ?? base.escapeKey)
     }
 
     func applied(to popup: PopupSpec) -> PopupSpec {
@@ -89,6 +92,8 @@ struct PopupOptions {
         result.buttons = buttons ?? result.buttons
         result.graceMs = graceMs ?? result.graceMs
         result.dismiss = dismiss ?? result.dismiss
+        result.escape = escape ?? result.escape
+        result.escapeKey = escapeKey ?? result.escapeKey
         return result
     }
 }

@@ -6,7 +6,7 @@ enum Schema {
     static let topLevelKeys = ["settings", "defaults", "popup", "exclude"]
     static let settingsKeys = ["backend", "log_level"]
     /// The keys a popup inherits from `[defaults]`.
-    static let inheritedKeys = ["outside_click", "trigger", "buttons", "grace_ms", "dismiss"]
+    static let inheritedKeys = ["outside_click", "trigger", "buttons", "grace_ms", "dismiss", "escape", "escape_key"]
     static let popupKeys = ["name", "parent", "window", "rect", "output", "anchors",
                             "passthrough", "slop", "clip", "redirect", "region"] + inheritedKeys
     static let regionKeys = ["name", "rect", "slop", "passthrough", "redirect", "clip", "hidden", "enabled", "region"]
@@ -15,7 +15,7 @@ enum Schema {
     static let windowKeys = ["class", "instance", "title", "title_glob", "type"]
     static let dismissActions = ["close", "unmap", "kill"]
     /// Backends the configuration may name that this version cannot run yet.
-    static let plannedBackends = ["x11-shield", "wayland"]
+    static let plannedBackends = ["wayland"]
 }
 
 /// Maps one file's TOML onto the core model, reporting every problem on the way.
@@ -51,7 +51,9 @@ extension ConfigReader {
                      trigger: t["trigger"].flatMap { choice($0, of: Trigger.self) },
                      buttons: t["buttons"].flatMap(buttons),
                      graceMs: t["grace_ms"].flatMap { integer($0, in: 0...Int.max) }.map(Int64.init),
-                     dismiss: t["dismiss"].flatMap(dismissAction))
+                     dismiss: t["dismiss"].flatMap(dismissAction),
+                     escape: t["escape"].flatMap(bool),
+                     escapeKey: t["escape_key"].flatMap { choice($0, of: OutsideClick.self) })
     }
 
     private func popup(_ element: TableElement) -> PopupDraft {

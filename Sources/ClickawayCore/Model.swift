@@ -154,11 +154,16 @@ public struct PopupSpec: Sendable, Equatable {
     public var buttons: ButtonSet
     public var graceMs: Int64
     public var dismiss: DismissAction
+    /// The Escape key dismisses this popup (the topmost such one) while it is open.
+    public var escape: Bool
+    /// What happens to that Escape press: eaten, or passed on to the focused window.
+    public var escapeKey: OutsideClick
 
     public init(name: String, parent: String? = nil, source: AreaSource, anchors: [AreaSource] = [],
                 passthrough: Bool = false, slop: Insets = .zero, clip: Bool = true, redirect: String? = nil,
                 regions: [RegionSpec] = [], outsideClick: OutsideClick = .swallow, trigger: Trigger = .press,
-                buttons: ButtonSet = .standard, graceMs: Int64 = 150, dismiss: DismissAction = .close) {
+                buttons: ButtonSet = .standard, graceMs: Int64 = 150, dismiss: DismissAction = .close,
+                escape: Bool = false, escapeKey: OutsideClick = .swallow) {
         self.name = name
         self.parent = parent
         self.source = source
@@ -173,6 +178,8 @@ public struct PopupSpec: Sendable, Equatable {
         self.buttons = buttons
         self.graceMs = graceMs
         self.dismiss = dismiss
+        self.escape = escape
+        self.escapeKey = escapeKey
     }
 
     /// The popup's own rectangle when it has a fixed one.
@@ -190,6 +197,7 @@ public struct ExclusionSpec: Sendable, Equatable {
 public enum Backend: String, Sendable, CaseIterable {
     case auto
     case x11Grab = "x11-grab"
+    case x11Shield = "x11-shield"
 }
 
 public enum LogLevel: String, Sendable, CaseIterable {

@@ -50,9 +50,12 @@ public struct XErrorInfo: Hashable, Sendable, CustomStringConvertible {
     /// The request that failed, for the core requests this layer sends; else its opcode.
     public var requestName: String {
         switch majorOpcode {
+        case 1: "CreateWindow"
         case 2: "ChangeWindowAttributes"
         case 3: "GetWindowAttributes"
+        case 8: "MapWindow"
         case 10: "UnmapWindow"
+        case 12: "ConfigureWindow"
         case 14: "GetGeometry"
         case 15: "QueryTree"
         case 16: "InternAtom"
@@ -62,6 +65,7 @@ public struct XErrorInfo: Hashable, Sendable, CustomStringConvertible {
         case 26: "GrabPointer"
         case 28: "GrabButton"
         case 29: "UngrabButton"
+        case 33: "GrabKey"
         case 35: "AllowEvents"
         case 40: "TranslateCoordinates"
         case 45: "OpenFont"

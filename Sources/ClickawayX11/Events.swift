@@ -11,6 +11,8 @@ import Glibc
 public enum XEvent: Equatable, Sendable {
     case buttonPress(ButtonEvent)
     case buttonRelease(ButtonEvent)
+    case keyPress(KeyEvent)
+    case keyRelease(KeyEvent)
     case enterNotify(CrossingEvent)
     case leaveNotify(CrossingEvent)
     case createNotify(CreateNotify)
@@ -41,6 +43,15 @@ public struct ButtonEvent: Equatable, Sendable {
     public var rootY: Int32
     public var eventX: Int32
     public var eventY: Int32
+    /// Modifier and button state just before the event.
+    public var state: UInt16
+}
+
+public struct KeyEvent: Equatable, Sendable {
+    public var keycode: UInt8
+    public var time: Timestamp
+    /// The window the event is reported on: the grab window for grabbed keys.
+    public var window: WindowID
     /// Modifier and button state just before the event.
     public var state: UInt16
 }
@@ -168,6 +179,10 @@ extension XConnection {
             return .buttonPress(ButtonEvent(raw.load(as: xcb_button_press_event_t.self)))
         case XCB_BUTTON_RELEASE:
             return .buttonRelease(ButtonEvent(raw.load(as: xcb_button_press_event_t.self)))
+        case XCB_KEY_PRESS:
+            return .keyPress(KeyEvent(raw.load(as: xcb_key_press_event_t.self)))
+        case XCB_KEY_RELEASE:
+            return .keyRelease(KeyEvent(raw.load(as: xcb_key_press_event_t.self)))
         case XCB_ENTER_NOTIFY:
             return .enterNotify(CrossingEvent(raw.load(as: xcb_enter_notify_event_t.self)))
         case XCB_LEAVE_NOTIFY:
@@ -224,6 +239,12 @@ extension ButtonEvent {
         self.init(button: e.detail, time: e.time, root: e.root, window: e.event, child: e.child,
                   rootX: Int32(e.root_x), rootY: Int32(e.root_y), eventX: Int32(e.event_x), eventY: Int32(e.event_y),
                   state: e.state)
+    }
+}
+
+extension KeyEvent {
+    init(_ e: xcb_key_press_event_t) {
+        self.init(keycode: e.detail, time: e.time, window: e.event, state: e.state)
     }
 }
 

@@ -30,12 +30,17 @@ public enum AllowMode: Sendable {
     case asyncPointer
     /// Thaw until the next press or release is reported to the grabber, then freeze again.
     case syncPointer
+    /// The keyboard counterparts, for a key grabbed with a SYNC keyboard mode.
+    case replayKeyboard
+    case asyncKeyboard
 
     var xcb: UInt8 {
         switch self {
         case .replayPointer: UInt8(XCB_ALLOW_REPLAY_POINTER.rawValue)
         case .asyncPointer: UInt8(XCB_ALLOW_ASYNC_POINTER.rawValue)
         case .syncPointer: UInt8(XCB_ALLOW_SYNC_POINTER.rawValue)
+        case .replayKeyboard: UInt8(XCB_ALLOW_REPLAY_KEYBOARD.rawValue)
+        case .asyncKeyboard: UInt8(XCB_ALLOW_ASYNC_KEYBOARD.rawValue)
         }
     }
 }
@@ -71,6 +76,7 @@ public struct EventMask: OptionSet, Hashable, Sendable {
     public static let substructureNotify = EventMask(rawValue: XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY.rawValue)
     public static let substructureRedirect = EventMask(rawValue: XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT.rawValue)
     public static let propertyChange = EventMask(rawValue: XCB_EVENT_MASK_PROPERTY_CHANGE.rawValue)
+    public static let keyPress = EventMask(rawValue: XCB_EVENT_MASK_KEY_PRESS.rawValue)
 }
 
 public enum MapState: UInt8, Sendable {
@@ -133,6 +139,19 @@ extension XConnection {
             c, 0, window, UInt16(mask), pointerMode.xcb, UInt8(XCB_GRAB_MODE_ASYNC.rawValue),
             UInt32(XCB_NONE), UInt32(XCB_NONE), button, modifiers.rawValue)
         return CheckedCookie(sequence: cookie.sequence)
+    }
+
+    /// A passive grab of the key `keycode` with exactly `modifiers` on `window`, freezing the
+    /// keyboard (SYNC) until AllowEvents says whether the key goes on. Fails with BadAccess
+    /// if another client grabs the same combination there.
+    public func grabKey(keycode: UInt8, modifiers: ModifierMask, window: WindowID) -> CheckedCookie {
+        let cookie = xcb_grab_key_checked(c, 0, window, modifiers.rawValue, keycode,
+                                          UInt8(XCB_GRAB_MODE_ASYNC.rawValue), UInt8(XCB_GRAB_MODE_SYNC.rawValue))
+        return CheckedCookie(sequence: cookie.sequence)
+    }
+
+    public func ungrabKey(keycode: UInt8, modifiers: ModifierMask, window: WindowID) {
+        xcb_ungrab_key(c, keycode, window, modifiers.rawValue)
     }
 
     /// Releases a passive grab; no error if there was none.

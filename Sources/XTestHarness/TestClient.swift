@@ -34,6 +34,7 @@ public final class TestClient {
         var closesOnDelete: Bool
         var presses: [Click] = []
         var releases: [Click] = []
+        var keys: [UInt8] = []
         var deleteRequests = 0
         var destroyed = false
     }
@@ -65,7 +66,7 @@ public final class TestClient {
         let x = connection
         let id = x.generateID()
         let typeAtom = try type.map { try x.internAtom("_NET_WM_WINDOW_TYPE_" + $0.uppercased()) }
-        let eventMask: EventMask = [.buttonPress, .buttonRelease, .structureNotify]
+        let eventMask: EventMask = [.buttonPress, .buttonRelease, .keyPress, .structureNotify]
 
         let created = x.withUnsafeConnection { c in
             // Value list in the order of the mask bits: BACK_PIXEL, OVERRIDE_REDIRECT, EVENT_MASK.
@@ -116,6 +117,20 @@ public final class TestClient {
         try x.sync()
     }
 
+    /// Gives the window the keyboard focus.
+    public func focus(_ window: TestWindow) throws {
+        connection.withUnsafeConnection { c in
+            _ = xcb_set_input_focus(c, UInt8(XCB_INPUT_FOCUS_POINTER_ROOT.rawValue), window.id, UInt32(XCB_CURRENT_TIME))
+        }
+        try connection.sync()
+    }
+
+    /// Moves the window (its frame's position under a window manager aside).
+    public func move(_ window: TestWindow, to rect: Rect) throws {
+        connection.moveResizeWindow(window.id, to: rect)
+        try connection.sync()
+    }
+
     public func destroy(_ window: TestWindow) throws {
         connection.withUnsafeConnection { c in _ = xcb_destroy_window(c, window.id) }
         try connection.sync()
@@ -132,6 +147,8 @@ public final class TestClient {
 
     public func presses(_ window: TestWindow) -> [Click] { records[window.id]?.presses ?? [] }
     public func releases(_ window: TestWindow) -> [Click] { records[window.id]?.releases ?? [] }
+    /// Keycodes of the key presses the window received.
+    public func keys(_ window: TestWindow) -> [UInt8] { records[window.id]?.keys ?? [] }
     /// WM_DELETE_WINDOW messages the window received.
     public func deleteRequests(_ window: TestWindow) -> Int { records[window.id]?.deleteRequests ?? 0 }
     public func isDestroyed(_ window: TestWindow) -> Bool { records[window.id]?.destroyed ?? false }
@@ -158,6 +175,8 @@ public final class TestClient {
             records[b.window]!.presses.append(Click(button: b.button, x: b.eventX, y: b.eventY))
         case let .buttonRelease(b) where records[b.window] != nil:
             records[b.window]!.releases.append(Click(button: b.button, x: b.eventX, y: b.eventY))
+        case let .keyPress(k) where records[k.window] != nil:
+            records[k.window]!.keys.append(k.keycode)
         case let .clientMessage(m) where records[m.window] != nil
             && m.type == connection.atoms.wmProtocols && m.data.0 == connection.atoms.wmDeleteWindow:
             records[m.window]!.deleteRequests += 1

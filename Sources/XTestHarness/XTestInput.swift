@@ -27,6 +27,12 @@ public final class XTestInput {
         try fake(XCB_BUTTON_RELEASE, detail: button)
     }
 
+    /// Presses and releases one key.
+    public func key(_ keycode: UInt8) throws {
+        try fake(XCB_KEY_PRESS, detail: keycode)
+        try fake(XCB_KEY_RELEASE, detail: keycode)
+    }
+
     /// Move, press, release.
     public func click(_ button: UInt8, at x: Int32, _ y: Int32) throws {
         try motion(x: x, y: y)

@@ -23,7 +23,7 @@ struct Clickaway: ParsableCommand {
     @Option(name: .long, help: "Read this file instead of config.toml and conf.d/*.toml.")
     var config: String?
 
-    @Option(name: .long, help: "auto or x11-grab (overrides [settings] backend).")
+    @Option(name: .long, help: "auto, x11-grab or x11-shield (overrides [settings] backend).")
     var backend: String?
 
     @Option(name: .long, help: "error, warning, info, debug or trace (overrides [settings] log_level).")
@@ -68,7 +68,8 @@ struct Clickaway: ParsableCommand {
         }
         let daemon: Daemon
         do {
-            daemon = try Daemon(x: x, config: loaded, configFile: config, control: control,
+            daemon = try Daemon(x: x, config: loaded, configFile: config, backend: backend.flatMap(Backend.init(rawValue:)),
+                                control: control,
                                 notifier: SystemdNotifier(environment: environment), logger: logger)
         } catch {
             fail("cannot set up on the X server \(x.display): \(error)")

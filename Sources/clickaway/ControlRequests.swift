@@ -125,7 +125,8 @@ extension Daemon {
                      ("error", .string(error.name))])
         })
         return [
-            ("backend", .string("x11-grab")),
+            ("backend", .string(interception.rawValue)),
+            ("fallback", fallbackReason.map(JSON.string) ?? .null),
             ("display", .string(x.display)),
             ("config", .array(config.files.map(JSON.string))),
             ("popups", .int(Int64(config.popupCount))),
@@ -135,6 +136,15 @@ extension Daemon {
                 ("buttons", .array(grabs.buttons.buttons.map { .int(Int64($0)) })),
                 ("held", combos(grabs.held)),
                 ("refused", refused),
+            ])),
+            ("shield", shield.map { s in
+                .object([("window", .string(hex(s.window))), ("mapped", .bool(s.mapped)),
+                         ("holes", .array(s.holes.map { r in .array([r.x, r.y, r.width, r.height].map { .int(Int64($0)) }) }))])
+            } ?? .null),
+            ("escape", .object([
+                ("active", .bool(escape.isGrabbing)),
+                ("refused", .array(escape.refused.map { .object([("modifiers", .string(grabs.describe($0.modifiers))),
+                                                                 ("error", .string($0.error.name))]) })),
             ])),
             ("open", .array(engine.open.map { .object(popupFields($0)) })),
             ("monitors", .int(Int64(control.subscriberCount))),

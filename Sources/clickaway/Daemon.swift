@@ -15,6 +15,18 @@ final class Daemon {
     var engine: DecisionEngine
     let tracker: WindowTracker
     let grabs: Grabs
+    let escape: EscapeKey
+    /// `--backend`, which wins over `[settings] backend`.
+    let backendOverride: Backend?
+    /// How clicks reach the daemon: grabs on the root, or the shield window.
+    private(set) var interception: Interception = .grab
+    var shield: ShieldWindow?
+    /// Why `auto` left the grab mode for the shield, once it has.
+    var fallbackReason: String?
+    private var screen: Rect
+    /// A press swallowed on the shield whose release has not come yet: the shield stays up
+    /// until then, because unmapping it would end the grab and send the release on.
+    private var shieldHoldsAClick = false
     let spawner: Spawner
     let control: ControlServer
     let watcher: ConfigWatcher?
@@ -30,9 +42,16 @@ final class Daemon {
     private var lastStatusLine = ""
     private var nextWatchdog: Int64?
 
-    init(x: XConnection, config: LoadedConfig, configFile: String?, control: ControlServer,
+    enum Interception: String {
+        case grab = "x11-grab"
+        case shield = "x11-shield"
+    }
+
+    init(x: XConnection, config: LoadedConfig, configFile: String?, backend: Backend?, control: ControlServer,
          notifier: SystemdNotifier?, logger: Logger) throws(XError) {
         self.x = x
+        backendOverride = backend
+        screen = x.screenRect
         self.config = config
         self.configFile = configFile
         self.control = control
@@ -50,6 +69,7 @@ final class Daemon {
         engine = DecisionEngine(model: config.model, outputs: (try? x.outputs()) ?? [:])
         tracker = WindowTracker(x: x, model: config.model, logger: logger)
         grabs = Grabs(x: x, logger: logger)
+        escape = EscapeKey(x: x, grabs: grabs, logger: logger)
         spawner = Spawner(logger: logger)
         watcher = ConfigWatcher(logger: logger)
         watcher?.watch(Self.watchedPaths(configFile: configFile))
@@ -58,8 +78,42 @@ final class Daemon {
             throw .request("ChangeWindowAttributes", error)
         }
         _ = x.check(x.selectRandrScreenChange(x.root))
+        try useBackend(effectiveBackend)
         try tracker.scan(now: clock.now())
         refresh()
+    }
+
+    var effectiveBackend: Backend { backendOverride ?? config.model.settings.backend }
+
+    /// x11-grab and auto start with grabs on the root; x11-shield needs XFixes 2 and fails
+    /// plainly without it.
+    private func useBackend(_ backend: Backend) throws(XError) {
+        switch backend {
+        case .x11Shield:
+            if shield == nil { shield = try ShieldWindow(x: x, screen: screen, logger: logger) }
+            grabs.release()
+            interception = .shield
+        case .auto, .x11Grab:
+            if backend == .auto && fallbackReason != nil { return }
+            shield?.update(active: false, holes: [])
+            interception = .grab
+        }
+    }
+
+    /// `auto` after a refused grab: the shield needs no grab on the root, so it works where
+    /// another client holds one. Said once, in the log and in `status`.
+    private func fallBackToShield(because reason: String) {
+        do {
+            if shield == nil { shield = try ShieldWindow(x: x, screen: screen, logger: logger) }
+        } catch {
+            logger.error("a grab was refused and the shield mode is not available either (\(error)); staying with grabs")
+            return
+        }
+        grabs.release()
+        interception = .shield
+        fallbackReason = reason
+        logger.warning("switching to the shield mode (backend = \"auto\") because a grab was refused: \(reason)")
+        broadcast("backend", [("backend", .string(Interception.shield.rawValue)), ("reason", .string(reason))])
     }
 
     /// Runs until SIGTERM/SIGINT (returns 0) or the X server goes away (returns 1).
@@ -151,7 +205,10 @@ final class Daemon {
         switch event {
         case .buttonPress(let e): press(e)
         case .buttonRelease(let e): release(e)
-        case .randrScreenChange:
+        case .keyPress(let e) where escape.matches(e): escapePressed(e)
+        case .randrScreenChange(let e):
+            screen = Rect(x: 0, y: 0, width: Int32(e.width), height: Int32(e.height))
+            shield?.resize(to: screen)
             engine.setOutputs((try? x.outputs()) ?? [:])
             refresh()
         case .error(let error):
@@ -159,13 +216,21 @@ final class Daemon {
             logger.debug("X error", metadata: ["error": "\(error)"])
         default:
             if tracker.apply(event, now: clock.now()) { refresh() }
+            if interception == .shield { shield?.keepOnTop(stacking: tracker.stacking, now: ServerClock.monotonicMilliseconds()) }
         }
     }
 
     /// The press path: decide from memory, answer, flush; only then act on the decision.
     private func press(_ e: ButtonEvent) {
         let decision = engine.press(button: e.button, x: e.rootX, y: e.rootY, time: clock.unwrap(e.time))
-        x.allowEvents(decision.click == .swallow ? .asyncPointer : .replayPointer, time: e.time)
+        if decision.click == .swallow {
+            x.allowEvents(.asyncPointer, time: e.time)
+            shieldHoldsAClick = e.window == shield?.window
+        } else if let shield, e.window == shield.window {
+            shield.replay(e)
+        } else {
+            x.allowEvents(.replayPointer, time: e.time)
+        }
         x.flush()
         var dismissed = engine.dismissed
         if decision.awaitsRelease && decision.click != .swallow {
@@ -177,44 +242,86 @@ final class Daemon {
         act(on: dismissed, decision: decision, event: e)
     }
 
+    /// Escape while a popup with `escape = true` is open: answer the frozen keyboard first,
+    /// then dismiss the topmost such popup and the popups nested in it.
+    private func escapePressed(_ e: KeyEvent) {
+        guard let target = engine.open.last(where: { config.model.popups[Int($0.popup)].escape }) else {
+            x.allowEvents(.replayKeyboard, time: e.time)
+            x.flush()
+            return
+        }
+        let spec = config.model.popups[Int(target.popup)]
+        x.allowEvents(spec.escapeKey == .swallow ? .asyncKeyboard : .replayKeyboard, time: e.time)
+        x.flush()
+        let nested = engine.open.filter { o in
+            var p = config.model.parentOf[Int(o.popup)]
+            while p >= 0 {
+                if p == target.popup { return true }
+                p = config.model.parentOf[Int(p)]
+            }
+            return false
+        }
+        dismiss([target] + nested, cause: DismissCause(reason: "escape", button: 0, x: 0, y: 0, time: e.time,
+                                                       click: spec.escapeKey.rawValue))
+    }
+
     /// Reaches us only while we hold the pointer after a swallowed press.
     private func release(_ e: ButtonEvent) {
-        guard let decision = engine.release(button: e.button, x: e.rootX, y: e.rootY, time: clock.unwrap(e.time)) else { return }
-        act(on: engine.dismissed, decision: decision, event: e)
+        let wasHolding = shieldHoldsAClick
+        shieldHoldsAClick = false
+        if let decision = engine.release(button: e.button, x: e.rootX, y: e.rootY, time: clock.unwrap(e.time)) {
+            act(on: engine.dismissed, decision: decision, event: e)
+        }
+        if wasHolding { refresh() }
     }
 
     private func act(on dismissed: [PopupInstance], decision: Decision, event e: ButtonEvent) {
+        dismiss(dismissed, cause: DismissCause(reason: decision.reason.rawValue, button: e.button, x: e.rootX, y: e.rootY,
+                                               time: e.time, click: decision.click.rawValue))
+    }
+
+    /// What dismissed popups: a click (button and position) or the Escape key (button 0).
+    struct DismissCause {
+        var reason: String
+        var button: UInt8
+        var x: Int32
+        var y: Int32
+        var time: Timestamp
+        var click: String
+    }
+
+    private func dismiss(_ dismissed: [PopupInstance], cause: DismissCause) {
         guard !dismissed.isEmpty else { return }
         let names = dismissed.map { config.model.popups[Int($0.popup)].name }
         logger.info("dismissed", metadata: [
-            "popups": "\(names.joined(separator: ","))", "reason": "\(decision.reason.rawValue)", "button": "\(e.button)",
-            "x": "\(e.rootX)", "y": "\(e.rootY)", "click": "\(decision.click.rawValue)",
+            "popups": "\(names.joined(separator: ","))", "reason": "\(cause.reason)", "button": "\(cause.button)",
+            "x": "\(cause.x)", "y": "\(cause.y)", "click": "\(cause.click)",
         ])
         broadcast("dismissed", [
-            ("popups", .array(names.map(JSON.string))), ("reason", .string(decision.reason.rawValue)),
-            ("button", .int(Int64(e.button))), ("x", .int(Int64(e.rootX))), ("y", .int(Int64(e.rootY))),
-            ("click", .string(decision.click.rawValue)),
+            ("popups", .array(names.map(JSON.string))), ("reason", .string(cause.reason)),
+            ("button", .int(Int64(cause.button))), ("x", .int(Int64(cause.x))), ("y", .int(Int64(cause.y))),
+            ("click", .string(cause.click)),
         ])
         let now = ServerClock.monotonicMilliseconds()
         for instance in dismissed {
             let spec = config.model.popups[Int(instance.popup)]
             if let client = Self.client(of: instance) {
                 tracker.markClosing(client: client, now: now)
-                dismissWindow(spec, client: client, event: e)
+                dismissWindow(spec, client: client, cause: cause)
             } else {
                 rectOpen.removeAll { $0.name == spec.name }
-                if case .command(let argv) = spec.dismiss { runDismissCommand(argv, spec, client: nil, event: e) }
+                if case .command(let argv) = spec.dismiss { runDismissCommand(argv, spec, client: nil, cause: cause) }
             }
         }
         x.flush()
         refresh()
     }
 
-    private func dismissWindow(_ spec: PopupSpec, client: WindowID, event e: ButtonEvent) {
+    private func dismissWindow(_ spec: PopupSpec, client: WindowID, cause: DismissCause) {
         switch spec.dismiss {
         case .close:
             if tracker.trackedClient(client)?.supportsDelete == true {
-                x.sendDeleteWindow(client, time: e.time)
+                x.sendDeleteWindow(client, time: cause.time)
             } else {
                 logger.warning("window does not support WM_DELETE_WINDOW, so \"close\" cannot ask it to close; unmapping it instead (set dismiss = \"kill\" or a command to choose otherwise)", metadata: [
                     "popup": "\(spec.name)", "window": "\(hex(client))",
@@ -226,14 +333,18 @@ final class Daemon {
         case .kill:
             x.killClient(client)
         case .command(let argv):
-            runDismissCommand(argv, spec, client: client, event: e)
+            runDismissCommand(argv, spec, client: client, cause: cause)
         }
     }
 
-    private func runDismissCommand(_ argv: [String], _ spec: PopupSpec, client: WindowID?, event e: ButtonEvent) {
+    /// The environment says what dismissed the popup; for the Escape key, button and
+    /// position are empty and CLICKAWAY_KEY is "Escape".
+    private func runDismissCommand(_ argv: [String], _ spec: PopupSpec, client: WindowID?, cause: DismissCause) {
+        let byKey = cause.button == 0
         let started = spawner.spawn(argv, environment: [
             "CLICKAWAY_POPUP": spec.name, "CLICKAWAY_WINDOW": client.map(hex) ?? "",
-            "CLICKAWAY_BUTTON": "\(e.button)", "CLICKAWAY_X": "\(e.rootX)", "CLICKAWAY_Y": "\(e.rootY)",
+            "CLICKAWAY_BUTTON": byKey ? "" : "\(cause.button)", "CLICKAWAY_X": byKey ? "" : "\(cause.x)",
+            "CLICKAWAY_Y": byKey ? "" : "\(cause.y)", "CLICKAWAY_KEY": byKey ? "Escape" : "",
         ], popup: spec.name, window: client, now: ServerClock.monotonicMilliseconds())
         // The command could not even start: the window stays, and so does the popup.
         if !started, let client { _ = tracker.cancelClosing(client: client) }
@@ -266,19 +377,39 @@ final class Daemon {
         engine.setOpen(tracker.openInstances() + rectInstances())
         engine.setWindowAreas(tracker.windowAreas())
         announceOpenChanges()
+        updateInterception()
+        let wantsEscape = engine.open.contains { config.model.popups[Int($0.popup)].escape }
+        for sentence in escape.update(wanted: wantsEscape) {
+            lastError = sentence
+            broadcast("grab_refused", [("key", .string("Escape")), ("message", .string(sentence))])
+        }
+        let line = statusLine()
+        if line != lastStatusLine {
+            lastStatusLine = line
+            notifier?.send("STATUS=\(line)")
+        }
+    }
+
+    /// Grabs on the root for the open popups' buttons, or the shield with the engine's holes.
+    private func updateInterception() {
+        let active = !engine.open.isEmpty
+        if interception == .shield, let shield {
+            shield.update(active: active || shieldHoldsAClick, holes: active ? engine.shieldHoles(screen: screen) : [])
+            return
+        }
         var wanted = ButtonSet(bits: 0)
         for o in engine.open { wanted.bits |= config.model.popups[Int(o.popup)].buttons.bits }
-        for (combo, error) in grabs.update(to: wanted) {
+        let refused = grabs.update(to: wanted)
+        for (combo, error) in refused {
             lastError = grabs.refusalSentence(combo, error)
             broadcast("grab_refused", [
                 ("button", .int(Int64(combo.button))), ("modifiers", .string(grabs.describe(combo.modifiers))),
                 ("error", .string(error.name)), ("message", .string(grabs.refusalSentence(combo, error))),
             ])
         }
-        let line = statusLine()
-        if line != lastStatusLine {
-            lastStatusLine = line
-            notifier?.send("STATUS=\(line)")
+        if let (combo, error) = refused.first, effectiveBackend == .auto {
+            fallBackToShield(because: grabs.refusalSentence(combo, error))
+            if interception == .shield { updateInterception() }
         }
     }
 
@@ -311,7 +442,8 @@ final class Daemon {
 
     func statusLine() -> String {
         let open = engine.open.count
-        let base = "\(config.popupCount) popups configured, \(open) open" + (grabs.isGrabbing ? ", grabbing" : "")
+        let intercepting = grabs.isGrabbing || shield?.mapped == true
+        let base = "\(config.popupCount) popups configured, \(open) open" + (intercepting ? ", intercepting clicks" : "")
         return rejected == nil ? base : base + "; the last configuration edit was rejected"
     }
 
@@ -351,6 +483,11 @@ final class Daemon {
             return false
         }
         grabs.release()
+        do {
+            try useBackend(effectiveBackend)
+        } catch {
+            logger.error("cannot switch to backend \(effectiveBackend.rawValue): \(error); keeping \(interception.rawValue)")
+        }
         refresh()
         logger.info("configuration reloaded (\(cause))", metadata: ["popups": "\(fresh.popupCount)"])
         for note in fresh.notes { logger.notice("\(note)") }
@@ -362,6 +499,8 @@ final class Daemon {
     private func shutDown() {
         notifier?.send("STOPPING=1")
         grabs.release()
+        escape.release()
+        shield = nil
         x.flush()
         spawner.reap()
         logger.info("exiting: grabs released")

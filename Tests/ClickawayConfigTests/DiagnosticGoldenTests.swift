@@ -207,7 +207,7 @@ import Testing
             output = "DP-1"
             """
         #expect(rendered(text) == """
-            /home/u/.config/clickaway/config.toml:2:11: error: settings → backend: backend "wayland" is not available in this version yet; use "auto" or "x11-grab"
+            /home/u/.config/clickaway/config.toml:2:11: error: settings → backend: backend "wayland" is not available in this version yet; use "auto", "x11-grab" or "x11-shield"
                 2 | backend = "wayland"
                   |           ^^^^^^^^^
 

@@ -23,7 +23,11 @@ final class DaemonFixture {
             .deletingLastPathComponent()
     }
 
-    init(config: String, openbox: Bool = false) throws {
+    /// How the daemon takes clicks; every shared end-to-end case runs with both.
+    let backend: XBackend
+
+    init(config: String, openbox: Bool = false, backend: XBackend = .grab) throws {
+        self.backend = backend
         xvfb = try XvfbServer()
         windowManager = openbox ? try WindowManager(display: xvfb.display) : nil
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("clickaway-e2e-\(UUID().uuidString)")
@@ -62,7 +66,8 @@ final class DaemonFixture {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw HarnessError("\(binary) is not built: run `swift build` before `swift test` (`make test` does both)")
         }
-        let p = try ChildProcess([binary] + (useConfigFile ? ["--config", configPath] : []) + ["--log-level", "debug"] + extraArguments,
+        let p = try ChildProcess([binary] + (useConfigFile ? ["--config", configPath] : [])
+                                 + ["--log-level", "debug", "--backend", backend.rawValue] + extraArguments,
                                  environment: environment.merging(extraEnvironment) { $1 })
         daemon = p
         let deadline = ContinuousClock.now + .seconds(10)
@@ -104,7 +109,11 @@ final class DaemonFixture {
         try status()["open"]?.arrayValue?.compactMap { $0["popup"]?.stringValue } ?? []
     }
 
-    func isGrabbing() throws -> Bool { try status()["grab"]?["active"]?.boolValue ?? false }
+    /// Whether clicks go through the daemon now: grabs held, or the shield mapped.
+    func isIntercepting() throws -> Bool {
+        let s = try status()
+        return s["grab"]?["active"]?.boolValue == true || s["shield"]?["mapped"]?.boolValue == true
+    }
 
     /// Creates a window, then waits until the daemon has seen it.
     @discardableResult
@@ -205,6 +214,16 @@ final class EventStream {
             if event["event"]?.stringValue == name { return event }
         }
     }
+}
+
+/// The two X11 modes: passive grabs on the root, or the input-shaped shield window.
+enum XBackend: String, CaseIterable, CustomTestStringConvertible {
+    case grab = "x11-grab"
+    case shield = "x11-shield"
+    /// Not in allCases: `auto` is grab mode until a grab is refused, tested on its own.
+    case auto
+    static var allCases: [XBackend] { [.grab, .shield] }
+    var testDescription: String { rawValue }
 }
 
 /// The config's popup windows and where they sit, shared by many cases.

@@ -211,7 +211,7 @@ struct PickTests {
         try fixture.startDaemon()
         try fixture.window(Layout.popup, class: "Popup")
         let target = try fixture.window(Rect(x: 700, y: 400, width: 200, height: 100), class: "Target")
-        #expect(try fixture.isGrabbing())
+        #expect(try fixture.isIntercepting())
 
         let r = try pick(on: fixture.xvfb.display, at: (750, 450), environment: fixture.environment)
         #expect(r.status == 0, "\(r.stderr)")

@@ -29,7 +29,7 @@ struct RectPopupTests {
         let f = try DaemonFixture(config: Self.config(marker: marker))
         let under = try f.client.createWindow(at: Layout.background)
         try f.startDaemon()
-        #expect(try !f.isGrabbing())
+        #expect(try !f.isIntercepting())
 
         let open = try f.ctl(["open", "panel"])
         #expect(open.status == 0, "\(open.stderr)")
@@ -39,7 +39,7 @@ struct RectPopupTests {
         #expect(listed["popup"]?.stringValue == "panel")
         #expect(listed["window"]?.isNull == true)
         #expect(listed["rect"]?.arrayValue?.compactMap(\.intValue) == [100, 100, 300, 200])
-        #expect(try f.isGrabbing())
+        #expect(try f.isIntercepting())
 
         // Inside: the click reaches the window under the panel's rectangle, nothing closes.
         try f.click(150, 150)
@@ -50,7 +50,7 @@ struct RectPopupTests {
         try f.click(900, 600)
         #expect(f.client.presses(under).count == 1)
         #expect(try f.openPopups().isEmpty)
-        #expect(try !f.isGrabbing())
+        #expect(try !f.isIntercepting())
         try eventually("the dismiss command to create \(marker)", timeout: .seconds(5)) {
             FileManager.default.fileExists(atPath: marker)
         }
@@ -71,7 +71,7 @@ struct RectPopupTests {
         #expect(try f.openPopups() == ["panel"])
         #expect(try f.ctl(["close", "panel"]).stdout == "panel: closed\n")
         #expect(try f.openPopups().isEmpty)
-        #expect(try !f.isGrabbing())
+        #expect(try !f.isIntercepting())
         try f.sync()
         #expect(!FileManager.default.fileExists(atPath: marker))
     }

@@ -19,7 +19,7 @@ struct ReloadTests {
         try f.startDaemon()
         let b = try f.window(Layout.popup, class: "B")
         #expect(try f.openPopups().isEmpty)
-        #expect(try !f.isGrabbing())
+        #expect(try !f.isIntercepting())
 
         let events = try f.monitor()
         try f.editConfigInPlace(Self.popup("b", class: "B"))
@@ -27,7 +27,7 @@ struct ReloadTests {
         #expect(reloaded["cause"]?.stringValue == "a configuration file changed")
         try f.sync()
         #expect(try f.openPopups() == ["b"])
-        #expect(try f.isGrabbing())
+        #expect(try f.isIntercepting())
 
         try f.click(900, 600)
         #expect(f.client.deleteRequests(b) == 1)

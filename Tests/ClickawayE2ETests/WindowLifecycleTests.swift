@@ -18,12 +18,12 @@ struct WindowLifecycleTests {
         try f.client.setTitle(w, "Popup")
         try f.sync()
         #expect(try f.openPopups() == ["pop"])
-        #expect(try f.isGrabbing())
+        #expect(try f.isIntercepting())
 
         try f.client.setTitle(w, "Popup (done)")
         try f.sync()
         #expect(try f.openPopups().isEmpty)
-        #expect(try !f.isGrabbing())
+        #expect(try !f.isIntercepting())
     }
 
     @Test func commandThatCannotStartLeavesThePopupOpen() throws {
@@ -38,7 +38,7 @@ struct WindowLifecycleTests {
         try f.window(Layout.popup, class: "Pop")
         try f.click(900, 600)
         #expect(try f.openPopups() == ["pop"])
-        #expect(try f.isGrabbing())
+        #expect(try f.isIntercepting())
         #expect(f.log.contains("cannot run dismiss command"))
     }
 
@@ -120,7 +120,7 @@ struct WindowLifecycleTests {
         try eventually("xterm to exit after WM_DELETE_WINDOW", timeout: .seconds(10)) { !xterm.isRunning }
         try f.sync()
         #expect(try f.openPopups().isEmpty)
-        #expect(try !f.isGrabbing())
+        #expect(try !f.isIntercepting())
         #expect(f.client.presses(under).isEmpty)
     }
 }

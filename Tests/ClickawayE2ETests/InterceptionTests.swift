@@ -5,8 +5,8 @@ import Testing
 import XTestHarness
 
 /// The daemon against a real X server: real windows, XTest clicks, `sync` to settle.
-@Suite("X11 grab mode, end to end", .serialized)
-struct GrabModeTests {
+@Suite("X11 clicks, grab and shield mode, end to end", .serialized)
+struct InterceptionTests {
     static func config(_ popupExtra: String = "", _ rest: String = "") -> String {
         """
         [[popup]]
@@ -18,13 +18,13 @@ struct GrabModeTests {
         """
     }
 
-    @Test func outsideClickSwallowedDismissesWithCloseAndReachesNothing() throws {
-        let f = try DaemonFixture(config: Self.config())
+    @Test(arguments: XBackend.allCases) func outsideClickSwallowedDismissesWithCloseAndReachesNothing(_ backend: XBackend) throws {
+        let f = try DaemonFixture(config: Self.config(), backend: backend)
         let under = try f.client.createWindow(at: Layout.background)
         try f.startDaemon()
         let popup = try f.window(Layout.popup, class: "Pop")
         #expect(try f.openPopups() == ["pop"])
-        #expect(try f.isGrabbing())
+        #expect(try f.isIntercepting())
 
         try f.click(600, 500)
         #expect(f.client.deleteRequests(popup) == 1)
@@ -32,12 +32,12 @@ struct GrabModeTests {
         #expect(f.client.presses(under).isEmpty)
         #expect(f.client.releases(under).isEmpty)
         #expect(try f.openPopups().isEmpty)
-        #expect(try !f.isGrabbing())
+        #expect(try !f.isIntercepting())
     }
 
-    @Test(arguments: ["unmap", "kill"])
-    func outsideClickDismissesWithAction(_ action: String) throws {
-        let f = try DaemonFixture(config: Self.config("dismiss = \"\(action)\""))
+    @Test(arguments: XBackend.allCases, ["unmap", "kill"])
+    func outsideClickDismissesWithAction(_ backend: XBackend, _ action: String) throws {
+        let f = try DaemonFixture(config: Self.config("dismiss = \"\(action)\""), backend: backend)
         let under = try f.client.createWindow(at: Layout.background)
         try f.startDaemon()
         let owner = try TestClient(display: f.xvfb.display)
@@ -54,8 +54,8 @@ struct GrabModeTests {
         #expect(f.client.presses(under).isEmpty)
     }
 
-    @Test func outsideClickRunsCommandWithEnvironment() throws {
-        let f = try DaemonFixture(config: "")
+    @Test(arguments: XBackend.allCases) func outsideClickRunsCommandWithEnvironment(_ backend: XBackend) throws {
+        let f = try DaemonFixture(config: "", backend: backend)
         let out = f.directory.appendingPathComponent("env.txt").path
         try Self.config("dismiss = { command = [\"sh\", \"-c\", \"env | grep ^CLICKAWAY_ | sort > \(out)\"] }")
             .write(toFile: f.configPath, atomically: true, encoding: .utf8)
@@ -72,8 +72,8 @@ struct GrabModeTests {
         #expect(env.contains("CLICKAWAY_Y=500"))
     }
 
-    @Test func outsideClickReplayedReachesTheWindowUnderIt() throws {
-        let f = try DaemonFixture(config: Self.config("outside_click = \"replay\""))
+    @Test(arguments: XBackend.allCases) func outsideClickReplayedReachesTheWindowUnderIt(_ backend: XBackend) throws {
+        let f = try DaemonFixture(config: Self.config("outside_click = \"replay\""), backend: backend)
         let under = try f.client.createWindow(at: Layout.background)
         try f.startDaemon()
         let popup = try f.window(Layout.popup, class: "Pop")
@@ -83,8 +83,8 @@ struct GrabModeTests {
         #expect(f.client.releases(under) == [Click(button: 1, x: 600, y: 500)])
     }
 
-    @Test func insideClickReachesThePopupAndDismissesNothing() throws {
-        let f = try DaemonFixture(config: Self.config())
+    @Test(arguments: XBackend.allCases) func insideClickReachesThePopupAndDismissesNothing(_ backend: XBackend) throws {
+        let f = try DaemonFixture(config: Self.config(), backend: backend)
         try f.client.createWindow(at: Layout.background)
         try f.startDaemon()
         let popup = try f.window(Layout.popup, class: "Pop")
@@ -95,11 +95,11 @@ struct GrabModeTests {
         #expect(try f.openPopups() == ["pop"])
     }
 
-    @Test func noPopupOpenMeansNoGrabAndClicksArriveAsUsual() throws {
-        let f = try DaemonFixture(config: Self.config())
+    @Test(arguments: XBackend.allCases) func noPopupOpenMeansNoGrabAndClicksArriveAsUsual(_ backend: XBackend) throws {
+        let f = try DaemonFixture(config: Self.config(), backend: backend)
         let under = try f.client.createWindow(at: Layout.background)
         try f.startDaemon()
-        #expect(try !f.isGrabbing())
+        #expect(try !f.isIntercepting())
         try f.click(600, 500)
         #expect(f.client.presses(under) == [Click(button: 1, x: 600, y: 500)])
     }

@@ -8,8 +8,8 @@ import XTestHarness
 
 /// Nesting, anchors, exclusions, regions, buttons, triggers, refused grabs, crashes and
 /// window managers: the daemon against a real X server, settled with `sync`.
-@Suite("X11 grab mode, more cases, end to end", .serialized)
-struct GrabModeCasesTests {
+@Suite("X11 clicks, grab and shield mode, more cases, end to end", .serialized)
+struct InterceptionCasesTests {
     static func pop(_ name: String = "pop", class windowClass: String = "Pop", extra: String = "") -> String {
         """
         [[popup]]
@@ -26,8 +26,8 @@ struct GrabModeCasesTests {
     static let nested = pop("menu", class: "Menu") + pop("sub", class: "Sub", extra: "parent = \"menu\"")
     static let subRect = Rect(x: 420, y: 100, width: 200, height: 200)
 
-    @Test func clickInsideParentOutsideChildDismissesOnlyTheChild() throws {
-        let f = try DaemonFixture(config: Self.nested)
+    @Test(arguments: XBackend.allCases) func clickInsideParentOutsideChildDismissesOnlyTheChild(_ backend: XBackend) throws {
+        let f = try DaemonFixture(config: Self.nested, backend: backend)
         let under = try f.client.createWindow(at: Layout.background)
         try f.startDaemon()
         let menu = try f.window(Layout.popup, class: "Menu")
@@ -43,8 +43,8 @@ struct GrabModeCasesTests {
         #expect(try f.openPopups() == ["menu"])
     }
 
-    @Test func clickOutsideParentAndChildDismissesBoth() throws {
-        let f = try DaemonFixture(config: Self.nested)
+    @Test(arguments: XBackend.allCases) func clickOutsideParentAndChildDismissesBoth(_ backend: XBackend) throws {
+        let f = try DaemonFixture(config: Self.nested, backend: backend)
         let under = try f.client.createWindow(at: Layout.background)
         try f.startDaemon()
         let menu = try f.window(Layout.popup, class: "Menu")
@@ -57,13 +57,13 @@ struct GrabModeCasesTests {
         #expect(f.client.isDestroyed(sub))
         #expect(f.client.presses(under).isEmpty)
         #expect(try f.openPopups().isEmpty)
-        #expect(try !f.isGrabbing())
+        #expect(try !f.isIntercepting())
     }
 
     // MARK: 2. Anchor
 
-    @Test func clickOnAnchorRectDismissesNothingAndPasses() throws {
-        let f = try DaemonFixture(config: Self.pop(extra: "anchors = [ { rect = [600, 0, 100, 30] } ]"))
+    @Test(arguments: XBackend.allCases) func clickOnAnchorRectDismissesNothingAndPasses(_ backend: XBackend) throws {
+        let f = try DaemonFixture(config: Self.pop(extra: "anchors = [ { rect = [600, 0, 100, 30] } ]"), backend: backend)
         let under = try f.client.createWindow(at: Layout.background)
         try f.startDaemon()
         let popup = try f.window(Layout.popup, class: "Pop")
@@ -77,11 +77,11 @@ struct GrabModeCasesTests {
 
     // MARK: 3. Exclusion
 
-    @Test func clickOnExcludedWindowDismissesNothingAndReachesIt() throws {
+    @Test(arguments: XBackend.allCases) func clickOnExcludedWindowDismissesNothingAndReachesIt(_ backend: XBackend) throws {
         let f = try DaemonFixture(config: Self.pop() + """
             [[exclude]]
             window = { class = "Keyboard" }
-            """)
+            """, backend: backend)
         try f.client.createWindow(at: Layout.background)
         try f.startDaemon()
         let keyboard = try f.window(Rect(x: 600, y: 400, width: 300, height: 200), class: "Keyboard")
@@ -96,13 +96,13 @@ struct GrabModeCasesTests {
 
     // MARK: 4. passthrough
 
-    @Test func passthroughMarginDismissesButCardDoesNot() throws {
+    @Test(arguments: XBackend.allCases) func passthroughMarginDismissesButCardDoesNot(_ backend: XBackend) throws {
         let f = try DaemonFixture(config: Self.pop(extra: """
             passthrough = true
               [[popup.region]]
               name = "card"
               rect = [20, 20, 100, 100]
-            """))
+            """), backend: backend)
         try f.client.createWindow(at: Layout.background)
         try f.startDaemon()
         let popup = try f.window(Layout.popup, class: "Pop")
@@ -121,8 +121,8 @@ struct GrabModeCasesTests {
 
     // MARK: 5. slop
 
-    @Test func clickWithinSlopDoesNotDismiss() throws {
-        let f = try DaemonFixture(config: Self.pop(extra: "slop = 10"))
+    @Test(arguments: XBackend.allCases) func clickWithinSlopDoesNotDismiss(_ backend: XBackend) throws {
+        let f = try DaemonFixture(config: Self.pop(extra: "slop = 10"), backend: backend)
         let under = try f.client.createWindow(at: Layout.background)
         try f.startDaemon()
         let popup = try f.window(Layout.popup, class: "Pop")
@@ -135,17 +135,17 @@ struct GrabModeCasesTests {
 
     // MARK: 6. grace_ms
 
-    @Test func outsideClickWithinGraceDoesNotDismissAndPasses() throws {
+    @Test(arguments: XBackend.allCases) func outsideClickWithinGraceDoesNotDismissAndPasses(_ backend: XBackend) throws {
         let f = try DaemonFixture(config: """
             [[popup]]
             name = "pop"
             window = { class = "Pop" }
             grace_ms = 60000
-            """)
+            """, backend: backend)
         let under = try f.client.createWindow(at: Layout.background)
         try f.startDaemon()
         let popup = try f.window(Layout.popup, class: "Pop")
-        #expect(try f.isGrabbing())
+        #expect(try f.isIntercepting())
 
         try f.click(600, 500)
         #expect(f.client.deleteRequests(popup) == 0)
@@ -156,8 +156,8 @@ struct GrabModeCasesTests {
 
     // MARK: 7. Buttons
 
-    @Test func unlistedButtonPassesAndDismissesNothing() throws {
-        let f = try DaemonFixture(config: Self.pop(extra: "buttons = [1]"))
+    @Test(arguments: XBackend.allCases) func unlistedButtonPassesAndDismissesNothing(_ backend: XBackend) throws {
+        let f = try DaemonFixture(config: Self.pop(extra: "buttons = [1]"), backend: backend)
         let under = try f.client.createWindow(at: Layout.background)
         try f.startDaemon()
         let popup = try f.window(Layout.popup, class: "Pop")
@@ -168,12 +168,14 @@ struct GrabModeCasesTests {
         #expect(try f.openPopups() == ["pop"])
     }
 
-    @Test func wheelIsNotGrabbedByDefault() throws {
-        let f = try DaemonFixture(config: Self.pop())
+    @Test(arguments: XBackend.allCases) func wheelIsNotGrabbedByDefault(_ backend: XBackend) throws {
+        let f = try DaemonFixture(config: Self.pop(), backend: backend)
         let under = try f.client.createWindow(at: Layout.background)
         try f.startDaemon()
         let popup = try f.window(Layout.popup, class: "Pop")
-        #expect(try f.status()["grab"]?["buttons"]?.arrayValue?.compactMap(\.intValue) == [1, 2, 3])
+        if backend == .grab {
+            #expect(try f.status()["grab"]?["buttons"]?.arrayValue?.compactMap(\.intValue) == [1, 2, 3])
+        }
 
         try f.click(600, 500, button: 4)
         #expect(f.client.deleteRequests(popup) == 0)
@@ -183,8 +185,8 @@ struct GrabModeCasesTests {
 
     // MARK: 8. trigger = "click"
 
-    @Test func clickTriggerDismissesOnPressAndReleaseOutside() throws {
-        let f = try DaemonFixture(config: Self.pop(extra: "trigger = \"click\""))
+    @Test(arguments: XBackend.allCases) func clickTriggerDismissesOnPressAndReleaseOutside(_ backend: XBackend) throws {
+        let f = try DaemonFixture(config: Self.pop(extra: "trigger = \"click\""), backend: backend)
         let under = try f.client.createWindow(at: Layout.background)
         try f.startDaemon()
         let popup = try f.window(Layout.popup, class: "Pop")
@@ -224,12 +226,12 @@ struct GrabModeCasesTests {
 
     // MARK: 10. kill -9
 
-    @Test func killedDaemonLeavesThePointerFree() throws {
-        let f = try DaemonFixture(config: Self.pop())
+    @Test(arguments: XBackend.allCases) func killedDaemonLeavesThePointerFree(_ backend: XBackend) throws {
+        let f = try DaemonFixture(config: Self.pop(), backend: backend)
         let under = try f.client.createWindow(at: Layout.background)
         try f.startDaemon()
         let popup = try f.window(Layout.popup, class: "Pop")
-        #expect(try f.isGrabbing())
+        #expect(try f.isIntercepting())
 
         #expect(f.daemon!.signalAndWait(SIGKILL) != nil)
         try f.input.click(1, at: 600, 500)
@@ -247,9 +249,9 @@ struct GrabModeCasesTests {
 
     // MARK: 11. Slow dismiss command
 
-    @Test func slowDismissCommandDoesNotBlockTheNextClick() throws {
+    @Test(arguments: XBackend.allCases) func slowDismissCommandDoesNotBlockTheNextClick(_ backend: XBackend) throws {
         let command = "dismiss = { command = [\"sleep\", \"30\"] }"
-        let f = try DaemonFixture(config: Self.pop("a", class: "A", extra: command) + Self.pop("b", class: "B", extra: command))
+        let f = try DaemonFixture(config: Self.pop("a", class: "A", extra: command) + Self.pop("b", class: "B", extra: command), backend: backend)
         let under = try f.client.createWindow(at: Layout.background)
         try f.startDaemon()
         let a = try f.window(Layout.popup, class: "A", closesOnDelete: false)
@@ -274,8 +276,8 @@ struct GrabModeCasesTests {
 
     // MARK: 12. openbox
 
-    @Test func framedPopupUnderOpenbox() throws {
-        let f = try DaemonFixture(config: Self.pop(), openbox: true)
+    @Test(arguments: XBackend.allCases) func framedPopupUnderOpenbox(_ backend: XBackend) throws {
+        let f = try DaemonFixture(config: Self.pop(), openbox: true, backend: backend)
         try f.startDaemon()
         let popup = try f.window(Layout.popup, class: "Pop")
         let clientRect = try f.client.connection.rootRect(popup.id)

@@ -1,0 +1,93 @@
+import CXCB
+import ClickawayCore
+
+/// An override-redirect InputOnly window over the screen whose input shape is kept by an
+/// `InputShape`: it takes clicks where its shape covers and lets them fall through elsewhere.
+extension XConnection {
+    /// Creates (unmapped) the shield window over `rect`. Checked: one round trip.
+    public func createShieldWindow(_ rect: Rect) throws(XError) -> WindowID {
+        let id = generateID()
+        // Value list in mask-bit order: OVERRIDE_REDIRECT, EVENT_MASK.
+        let values: [UInt32] = [1, EventMask.structureNotify.rawValue]
+        let cookie = xcb_create_window_checked(
+            c, 0, id, root, Int16(clamping: rect.x), Int16(clamping: rect.y),
+            UInt16(clamping: rect.width), UInt16(clamping: rect.height), 0,
+            UInt16(XCB_WINDOW_CLASS_INPUT_ONLY.rawValue), UInt32(XCB_COPY_FROM_PARENT),
+            XCB_CW_OVERRIDE_REDIRECT.rawValue | XCB_CW_EVENT_MASK.rawValue, values)
+        if let error = check(CheckedCookie(sequence: cookie.sequence)) { throw .request("CreateWindow", error) }
+        return id
+    }
+
+    public func mapWindow(_ window: WindowID) { xcb_map_window(c, window) }
+
+    public func destroyWindow(_ window: WindowID) { xcb_destroy_window(c, window) }
+
+    /// Puts the window on top of its siblings.
+    public func raiseWindow(_ window: WindowID) {
+        var above = UInt32(XCB_STACK_MODE_ABOVE.rawValue)
+        xcb_configure_window(c, window, UInt16(XCB_CONFIG_WINDOW_STACK_MODE.rawValue), &above)
+    }
+
+    public func moveResizeWindow(_ window: WindowID, to rect: Rect) {
+        let values: [UInt32] = [UInt32(bitPattern: rect.x), UInt32(bitPattern: rect.y),
+                                UInt32(clamping: rect.width), UInt32(clamping: rect.height)]
+        let mask = XCB_CONFIG_WINDOW_X.rawValue | XCB_CONFIG_WINDOW_Y.rawValue
+            | XCB_CONFIG_WINDOW_WIDTH.rawValue | XCB_CONFIG_WINDOW_HEIGHT.rawValue
+        xcb_configure_window(c, window, UInt16(mask), values)
+    }
+}
+
+/// A window's input shape as XFixes regions owned by this object: "covered" is the screen
+/// minus the holes; `punch` takes one more point out of it for a single replayed press,
+/// using regions made up front, so the press path sends requests and allocates nothing.
+/// Needs XFixes 2.0 (`requireXFixes()`), negotiated before the first request.
+public final class InputShape {
+    private let x: XConnection
+    private let window: WindowID
+    private let screenRegion: UInt32
+    private let holesRegion: UInt32
+    private let covered: UInt32
+    private let point: UInt32
+    private let punched: UInt32
+
+    public init(x: XConnection, window: WindowID) {
+        self.x = x
+        self.window = window
+        (screenRegion, holesRegion, covered, point, punched) = (x.generateID(), x.generateID(), x.generateID(), x.generateID(), x.generateID())
+        for region in [screenRegion, holesRegion, covered, point, punched] {
+            xcb_xfixes_create_region(x.c, region, 0, nil)
+        }
+    }
+
+    deinit {
+        for region in [screenRegion, holesRegion, covered, point, punched] { xcb_xfixes_destroy_region(x.c, region) }
+    }
+
+    /// Covers `screen` except `holes`, and applies it.
+    public func cover(_ screen: Rect, except holes: [Rect]) {
+        var whole = xcbRect(screen)
+        xcb_xfixes_set_region(x.c, screenRegion, 1, &whole)
+        let rects = holes.map(xcbRect)
+        xcb_xfixes_set_region(x.c, holesRegion, UInt32(rects.count), rects)
+        xcb_xfixes_subtract_region(x.c, screenRegion, holesRegion, covered)
+        restore()
+    }
+
+    /// Applies the shape `cover` made, after a `punch`.
+    public func restore() {
+        xcb_xfixes_set_window_shape_region(x.c, window, UInt8(XCB_SHAPE_SK_INPUT.rawValue), 0, 0, covered)
+    }
+
+    /// Uncovers the one point (x, y), so that a press there replayed now reaches the window below.
+    public func punch(x px: Int32, y py: Int32) {
+        var dot = xcb_rectangle_t(x: Int16(clamping: px), y: Int16(clamping: py), width: 1, height: 1)
+        xcb_xfixes_set_region(x.c, point, 1, &dot)
+        xcb_xfixes_subtract_region(x.c, covered, point, punched)
+        xcb_xfixes_set_window_shape_region(x.c, window, UInt8(XCB_SHAPE_SK_INPUT.rawValue), 0, 0, punched)
+    }
+}
+
+private func xcbRect(_ r: Rect) -> xcb_rectangle_t {
+    xcb_rectangle_t(x: Int16(clamping: r.x), y: Int16(clamping: r.y),
+                    width: UInt16(clamping: max(0, r.width)), height: UInt16(clamping: max(0, r.height)))
+}

@@ -1,0 +1,97 @@
+import ClickawayCore
+import ClickawayX11
+import Logging
+
+/// Shield mode: an invisible InputOnly window over the screen, mapped while a popup is open,
+/// whose input shape leaves holes where a click cannot dismiss anything. Clicks in the holes
+/// never reach the daemon; the rest land on the shield, where a SYNC passive grab of the
+/// shield itself (never of the root) freezes them until the daemon decides.
+final class ShieldWindow {
+    let window: WindowID
+    private let x: XConnection
+    private let logger: Logger
+    private let shape: InputShape
+    private var screen: Rect
+    private(set) var mapped = false
+    private(set) var holes: [Rect] = []
+    /// Recent raises (monotonic ms): a client that keeps raising itself above the shield is
+    /// let be after `maxRaises` in a second, rather than fought in a loop.
+    private var raises: [Int64] = []
+    private var gaveUpRaisingAt: Int64?
+    static let maxRaises = 10
+
+    init(x: XConnection, screen: Rect, logger: Logger) throws(XError) {
+        self.x = x
+        self.screen = screen
+        self.logger = logger
+        let version = try x.requireXFixes(Version(2, 0))
+        window = try x.createShieldWindow(screen)
+        shape = InputShape(x: x, window: window)
+        // AnyButton with AnyModifier: the shield is this daemon's own window, so nobody else
+        // grabs there and the whole grab cannot be refused.
+        if let error = x.check(x.grabButton(button: 0, modifiers: .any, window: window, pointerMode: .sync)) {
+            x.destroyWindow(window)
+            throw .request("GrabButton", error)
+        }
+        logger.debug("shield window created", metadata: ["window": "\(hex(window))", "xfixes": "\(version)"])
+    }
+
+    deinit {
+        x.destroyWindow(window)
+        x.flush()
+    }
+
+    /// Shows the shield with these holes while `active`, hides it otherwise.
+    func update(active: Bool, holes: [Rect]) {
+        guard active else {
+            if mapped {
+                x.unmapWindow(window)
+                mapped = false
+                self.holes = []
+            }
+            return
+        }
+        if holes != self.holes || !mapped {
+            shape.cover(screen, except: holes)
+            self.holes = holes
+        }
+        if !mapped {
+            x.mapWindow(window)
+            x.raiseWindow(window)
+            mapped = true
+        }
+    }
+
+    func resize(to screen: Rect) {
+        guard screen != self.screen else { return }
+        self.screen = screen
+        x.moveResizeWindow(window, to: screen)
+        if mapped { shape.cover(screen, except: holes) }
+    }
+
+    /// Raises the shield when another window is above it. Its own raise comes back as a
+    /// ConfigureNotify that leaves it on top, so this does not loop with itself.
+    func keepOnTop(stacking: [WindowID], now: Int64) {
+        guard mapped, let top = stacking.last, top != window, stacking.contains(window) else { return }
+        if let since = gaveUpRaisingAt {
+            guard now - since >= 1000 else { return }
+            gaveUpRaisingAt = nil
+        }
+        raises.removeAll { now - $0 >= 1000 }
+        guard raises.count < Self.maxRaises else {
+            gaveUpRaisingAt = now
+            logger.warning("window \(hex(top)) keeps putting itself above the shield; not raising over it for a second")
+            return
+        }
+        raises.append(now)
+        x.raiseWindow(window)
+    }
+
+    /// Lets a frozen press at (x, y) through: uncovers the point, replays the press to the
+    /// window now under it, and covers the point again. Requests only, no round trip.
+    func replay(_ e: ButtonEvent) {
+        shape.punch(x: e.rootX, y: e.rootY)
+        x.allowEvents(.replayPointer, time: e.time)
+        shape.restore()
+    }
+}

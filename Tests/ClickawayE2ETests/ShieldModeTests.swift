@@ -1,0 +1,206 @@
+import ClickawayControl
+import ClickawayCore
+import ClickawayX11
+import Foundation
+import Glibc
+import Testing
+import XTestHarness
+
+/// What only the shield mode does: clicks in its holes never touch the daemon, it stays on
+/// top, its shape follows the popups, and `auto` falls back to it when a grab is refused.
+@Suite("X11 shield mode", .serialized)
+struct ShieldModeTests {
+    static let pop = "[[popup]]\nname = \"pop\"\nwindow = { class = \"Pop\" }\ngrace_ms = 0\n"
+
+    func holes(_ f: DaemonFixture) throws -> [[Int64]] {
+        try f.status()["shield"]?["holes"]?.arrayValue?.map { $0.arrayValue?.compactMap(\.intValue) ?? [] } ?? []
+    }
+
+    @Test func insideClicksArriveWhileTheDaemonIsStopped() throws {
+        let f = try DaemonFixture(config: Self.pop, backend: .shield)
+        try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        let popup = try f.window(Layout.popup, class: "Pop")
+        #expect(try f.isIntercepting())
+        #expect(try holes(f) == [[100, 100, 300, 200]])
+
+        let pid = try #require(f.daemon?.pid)
+        kill(pid, SIGSTOP)
+        defer { kill(pid, SIGCONT) }
+        try f.input.click(1, at: 150, 130)
+        // The daemon cannot answer a sync while stopped: wait on the window's own events.
+        try f.client.wait("the release inside the popup while the daemon is stopped") { event in
+            if case .buttonRelease(let b) = event, b.window == popup.id { return true }
+            return nil
+        }
+        #expect(f.client.presses(popup) == [Click(button: 1, x: 50, y: 30)])
+        #expect(f.client.releases(popup) == [Click(button: 1, x: 50, y: 30)])
+        kill(pid, SIGCONT)
+        try f.sync()
+        #expect(f.client.deleteRequests(popup) == 0)
+        #expect(try f.openPopups() == ["pop"])
+    }
+
+    @Test func shieldStaysOnTopWhenAWindowMapsAboveIt() throws {
+        let f = try DaemonFixture(config: Self.pop, backend: .shield)
+        try f.startDaemon()
+        let popup = try f.window(Layout.popup, class: "Pop")
+        let shield = try #require(f.status()["shield"]?["window"]?.stringValue)
+        let late = try f.window(Rect(x: 600, y: 300, width: 300, height: 300), class: "Late")
+        try f.sync()
+        let top = try #require(f.client.connection.queryTree(f.client.connection.root).children.last)
+        #expect("0x" + String(top, radix: 16) == shield)
+
+        // So a click on the late window is outside the popup: dismissed, and swallowed.
+        try f.click(700, 400)
+        #expect(f.client.deleteRequests(popup) == 1)
+        #expect(f.client.presses(late).isEmpty)
+        #expect(try f.openPopups().isEmpty)
+        #expect(try !f.isIntercepting())
+    }
+
+    @Test func shapeFollowsAMovingPopup() throws {
+        let f = try DaemonFixture(config: Self.pop, backend: .shield)
+        let under = try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        let popup = try f.window(Layout.popup, class: "Pop")
+        try f.client.move(popup, to: Rect(x: 700, y: 400, width: 300, height: 200))
+        try f.sync()
+        #expect(try holes(f) == [[700, 400, 300, 200]])
+
+        try f.click(750, 450)
+        #expect(f.client.presses(popup) == [Click(button: 1, x: 50, y: 50)])
+        #expect(try f.openPopups() == ["pop"])
+        try f.click(150, 150)  // where the popup was
+        #expect(f.client.deleteRequests(popup) == 1)
+        #expect(f.client.presses(under).isEmpty)
+    }
+
+    @Test func autoFallsBackToTheShieldWhenAGrabIsRefused() throws {
+        let f = try DaemonFixture(config: Self.pop, backend: .auto)
+        let under = try f.client.createWindow(at: Layout.background)
+        // Another client holds button 1 with NumLock on the root (a window manager's binding):
+        // the daemon's grab of that combination is refused.
+        let other = try TestClient(display: f.xvfb.display)
+        let numLock = try other.connection.modifierMask(forKeysym: Keysym.numLock)
+        try #require(!numLock.isEmpty)
+        #expect(other.grabOnRoot(button: 1, modifiers: numLock) == nil)
+        try f.startDaemon()
+        #expect(try f.status()["backend"]?.stringValue == "x11-grab")
+
+        let popup = try f.window(Layout.popup, class: "Pop")
+        let status = try f.status()
+        #expect(status["backend"]?.stringValue == "x11-shield")
+        #expect(status["fallback"]?.stringValue?.contains("cannot grab button 1 with NumLock") == true)
+        #expect(status["grab"]?["active"]?.boolValue == false)
+        #expect(f.log.contains("switching to the shield mode"))
+
+        try f.click(600, 500)
+        #expect(f.client.deleteRequests(popup) == 1)
+        #expect(f.client.isDestroyed(popup))
+        #expect(f.client.presses(under).isEmpty)
+        #expect(try f.openPopups().isEmpty)
+        #expect(try !f.isIntercepting())
+    }
+
+    @Test func explicitShieldIgnoresAnotherClientsRootGrab() throws {
+        let f = try DaemonFixture(config: Self.pop, backend: .shield)
+        try f.client.createWindow(at: Layout.background)
+        let other = try TestClient(display: f.xvfb.display)
+        let numLock = try other.connection.modifierMask(forKeysym: Keysym.numLock)
+        #expect(other.grabOnRoot(button: 1, modifiers: numLock) == nil)
+        try f.startDaemon()
+        let popup = try f.window(Layout.popup, class: "Pop")
+        #expect(try f.status()["grab"]?["refused"]?.arrayValue?.isEmpty == true)
+        #expect(try f.status()["last_error"]?.isNull == true)
+        try f.click(600, 500)
+        #expect(f.client.deleteRequests(popup) == 1)
+    }
+}
+
+/// The Escape key, in both modes: the topmost popup with `escape = true` goes, nothing else.
+@Suite("Escape key", .serialized)
+struct EscapeKeyTests {
+    static func nested(escapeKey: String = "swallow") -> String {
+        """
+        [defaults]
+        escape = true
+        escape_key = "\(escapeKey)"
+        grace_ms = 0
+
+        [[popup]]
+        name = "menu"
+        window = { class = "Menu" }
+
+        [[popup]]
+        name = "sub"
+        parent = "menu"
+        window = { class = "Sub" }
+
+        """
+    }
+
+    static func escapeKeycode(_ f: DaemonFixture) throws -> UInt8 {
+        try #require(f.client.connection.keycodes(forKeysym: Keysym.escape).min())
+    }
+
+    @Test(arguments: XBackend.allCases) func escapeClosesTheTopmostNestedPopupFirst(_ backend: XBackend) throws {
+        let f = try DaemonFixture(config: Self.nested(), backend: backend)
+        try f.startDaemon()
+        let menu = try f.window(Layout.popup, class: "Menu")
+        let sub = try f.window(Rect(x: 420, y: 100, width: 200, height: 200), class: "Sub")
+        try f.client.focus(menu)
+        #expect(try f.status()["escape"]?["active"]?.boolValue == true)
+        let escape = try Self.escapeKeycode(f)
+
+        try f.input.key(escape)
+        try f.settle()
+        #expect(f.client.deleteRequests(sub) == 1)
+        #expect(f.client.deleteRequests(menu) == 0)
+        #expect(try f.openPopups() == ["menu"])
+        #expect(f.client.keys(menu).isEmpty, "swallowed by default")
+
+        try f.input.key(escape)
+        try f.settle()
+        #expect(f.client.deleteRequests(menu) == 1)
+        #expect(try f.openPopups().isEmpty)
+        #expect(try f.status()["escape"]?["active"]?.boolValue == false)
+    }
+
+    @Test func escapeReplayedReachesTheFocusedWindow() throws {
+        let f = try DaemonFixture(config: Self.nested(escapeKey: "replay"))
+        try f.startDaemon()
+        let menu = try f.window(Layout.popup, class: "Menu")
+        try f.client.focus(menu)
+        let escape = try Self.escapeKeycode(f)
+        try f.input.key(escape)
+        try f.settle()
+        #expect(f.client.deleteRequests(menu) == 1)
+        #expect(f.client.keys(menu) == [escape])
+    }
+
+    @Test func escapeIsNotGrabbedWithoutAnEscapePopup() throws {
+        let f = try DaemonFixture(config: "[[popup]]\nname = \"pop\"\nwindow = { class = \"Pop\" }\n")
+        try f.startDaemon()
+        let popup = try f.window(Layout.popup, class: "Pop")
+        try f.client.focus(popup)
+        #expect(try f.status()["escape"]?["active"]?.boolValue == false)
+        let escape = try Self.escapeKeycode(f)
+        try f.input.key(escape)
+        try f.settle()
+        #expect(f.client.keys(popup) == [escape])
+        #expect(try f.openPopups() == ["pop"])
+    }
+
+    @Test func refusedEscapeGrabIsReported() throws {
+        let f = try DaemonFixture(config: Self.nested())
+        let other = try TestClient(display: f.xvfb.display)
+        let escape = try Self.escapeKeycode(f)
+        #expect(other.connection.check(other.connection.grabKey(keycode: escape, modifiers: [], window: other.connection.root)) == nil)
+        try f.startDaemon()
+        try f.window(Layout.popup, class: "Menu")
+        let status = try f.status()
+        #expect(status["escape"]?["refused"]?.arrayValue?.first?["modifiers"]?.stringValue == "no modifiers")
+        #expect(status["last_error"]?.stringValue?.contains("cannot grab Escape with no modifiers") == true)
+    }
+}
