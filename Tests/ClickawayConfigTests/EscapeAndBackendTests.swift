@@ -1,0 +1,48 @@
+import ClickawayConfig
+import ClickawayCore
+import Testing
+
+/// The keys the shield mode and the Escape key brought: read, inherited, and rejected with
+/// the usual diagnostics.
+@Suite struct EscapeAndBackendTests {
+    func load(_ text: String) throws(ConfigError) -> LoadedConfig {
+        try ConfigLoader.load([ConfigFile(path: "/c/config.toml", text: text)])
+    }
+
+    @Test func escapeDefaultsOffAndInheritsFromDefaults() throws {
+        let loaded = try load("""
+            [settings]
+            backend = "x11-shield"
+            [defaults]
+            escape = true
+            [[popup]]
+            name = "menu"
+            window = { class = "Menu" }
+            [[popup]]
+            name = "tip"
+            window = { class = "Tip" }
+            escape = false
+            escape_key = "replay"
+            """)
+        #expect(loaded.model.settings.backend == .x11Shield)
+        #expect(loaded.model.popups.map(\.escape) == [true, false])
+        #expect(loaded.model.popups.map(\.escapeKey) == [.swallow, .replay])
+        let plain = try load("[[popup]]\nname = \"p\"\nwindow = { class = \"P\" }\n")
+        #expect(plain.model.popups[0].escape == false)
+        #expect(plain.model.popups[0].escapeKey == .swallow)
+    }
+
+    @Test func badEscapeValuesAreReportedWithTheirPlace() {
+        #expect(throws: ConfigError.self) { try load("[[popup]]\nname = \"p\"\nwindow = { class = \"P\" }\nescape = \"yes\"\n") }
+        do {
+            _ = try load("[[popup]]\nname = \"p\"\nwindow = { class = \"P\" }\nescape = \"yes\"\nescape_key = \"eat\"\n")
+            Issue.record("accepted bad escape values")
+        } catch {
+            let text = "\(error)"
+            #expect(text.contains("/c/config.toml:4:10: error:"), "\(text)")
+            #expect(text.contains("true or false"), "\(text)")
+            #expect(text.contains("/c/config.toml:5:14: error:"), "\(text)")
+            #expect(text.contains("\"swallow\" or \"replay\""), "\(text)")
+        }
+    }
+}
