@@ -53,7 +53,7 @@ public final class SystemdNotifier {
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { target in
                     retryingOnInterrupt {
                         sendto(socket.rawValue, payload.baseAddress, payload.count,
-                               Int32(MSG_NOSIGNAL), target, length)
+                               Int32(MSG_DONTWAIT | MSG_NOSIGNAL), target, length)
                     }
                 }
             }

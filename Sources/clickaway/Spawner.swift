@@ -28,6 +28,8 @@ final class Spawner {
     @discardableResult
     func spawn(_ argv: [String], environment extra: [String: String], popup: String, window: UInt32?, now: Int64) -> Bool {
         var env = processEnvironment()
+        // systemd's notification variables are the daemon's own, not its children's.
+        for key in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"] { env[key] = nil }
         for (k, v) in extra { env[k] = v }
         let envStrings = env.map { "\($0.key)=\($0.value)" }
 
