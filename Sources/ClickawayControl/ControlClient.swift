@@ -61,7 +61,8 @@ public final class ControlClient {
             }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let n = chunk.withUnsafeMutableBytes { read(fd.rawValue, $0.baseAddress, $0.count) }
-            if n == 0 { return nil }
+            // A reset is the daemon hanging up too (it refuses other users' connections unread).
+            if n == 0 || (n < 0 && errno == ECONNRESET) { return nil }
             if n < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
                 throw .broken("read: \(Errno(rawValue: errno))")
@@ -74,7 +75,7 @@ public final class ControlClient {
     public func call(_ request: JSON, timeoutMs: Int32 = 10_000) throws(Failure) -> JSON {
         try send(request)
         guard let reply = try receive(timeoutMs: timeoutMs) else {
-            throw .broken("the daemon closed the connection without answering")
+            throw .broken("the daemon closed the connection without answering (it refuses connections from other users)")
         }
         return reply
     }

@@ -1,0 +1,109 @@
+import ClickawayControl
+import ClickawayCore
+import ClickawayX11
+import Foundation
+import Glibc
+import Testing
+import XTestHarness
+
+/// Starting, stopping and failing: the daemon leaves the desktop as it found it and says
+/// plainly why it could not run.
+@Suite("Daemon start and stop", .serialized)
+struct DaemonLifecycleTests {
+    static let pop = "[[popup]]\nname = \"pop\"\nwindow = { class = \"Pop\" }\ngrace_ms = 0\n"
+
+    /// Runs the daemon until it exits by itself (bounded); returns its status and stderr.
+    func runToExit(_ f: DaemonFixture, arguments: [String], environment: [String: String]) throws -> (Int32, String) {
+        let binary = DaemonFixture.buildDirectory.appendingPathComponent("clickaway").path
+        let p = try ChildProcess([binary] + arguments, environment: environment)
+        defer { p.stop() }
+        let status = try #require(p.signalAndWait(0, within: .seconds(10)), "clickaway did not exit by itself: \(p.logTail)")
+        return (status, (try? String(contentsOfFile: p.logPath, encoding: .utf8)) ?? "")
+    }
+
+    @Test(arguments: XBackend.allCases) func sigtermReleasesEverythingAndExits0(_ backend: XBackend) throws {
+        let f = try DaemonFixture(config: Self.pop, backend: backend)
+        let under = try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        let popup = try f.window(Layout.popup, class: "Pop")
+        #expect(try f.isIntercepting())
+        let shield = try f.status()["shield"]?["window"]?.stringValue
+
+        #expect(f.daemon?.signalAndWait(SIGTERM) == 0, "\(f.log)")
+        #expect(!FileManager.default.fileExists(atPath: f.socketPath), "the control socket is removed")
+        if let shield {
+            let children = try f.client.connection.queryTree(f.client.connection.root).children
+            #expect(!children.map { "0x" + String($0, radix: 16) }.contains(shield), "the shield window is destroyed")
+        }
+        // Nothing is grabbed or covered any more: a click outside the popup arrives as usual.
+        try f.input.click(1, at: 600, 500)
+        try f.client.drain()
+        #expect(f.client.presses(under) == [Click(button: 1, x: 600, y: 500)])
+        #expect(f.client.deleteRequests(popup) == 0)
+    }
+
+    @Test func losingTheXServerExits1WithOneSentence() throws {
+        let f = try DaemonFixture(config: Self.pop)
+        try f.startDaemon()
+        f.xvfb.stop()
+        let status = try #require(f.daemon?.signalAndWait(0, within: .seconds(10)), "clickaway kept running without its X server")
+        #expect(status == 1)
+        #expect(f.log.contains("lost the connection to the X server"), "\(f.log)")
+    }
+
+    @Test func noConfigurationFileRunsWithNoPopupsAndSaysWhereItGoes() throws {
+        let f = try DaemonFixture(config: "")
+        try f.startDaemon(useConfigFile: false)
+        #expect(try f.status()["popups"]?.intValue == 0)
+        #expect(try f.status()["config"]?.arrayValue?.isEmpty == true)
+        let expected = f.directory.appendingPathComponent("clickaway/config.toml").path
+        #expect(f.log.contains("no configuration file; running with no popups (create \(expected) to add some)"), "\(f.log)")
+    }
+
+    @Test func invalidConfigurationAtStartExits1WithTheDiagnostics() throws {
+        let f = try DaemonFixture(config: "[[popup]]\nname = \"pop\"\nwindow = { clas = \"Pop\" }\n")
+        let (status, log) = try runToExit(f, arguments: ["--config", f.configPath], environment: f.environment)
+        #expect(status == 1)
+        #expect(log.contains("\(f.configPath):3:12: error:"), "\(log)")
+        #expect(log.contains("^"), "\(log)")
+        #expect(log.contains("did you mean \"class\"?"), "\(log)")
+    }
+
+    @Test func missingDisplayExits1WithOneSentence() throws {
+        let f = try DaemonFixture(config: Self.pop)
+        var environment = f.environment
+        environment["DISPLAY"] = nil
+        let (status, log) = try runToExit(f, arguments: ["--config", f.configPath], environment: environment)
+        #expect(status == 1)
+        #expect(log == "clickaway: no X display: DISPLAY is not set and no display was given\n")
+
+        let (status2, log2) = try runToExit(f, arguments: ["--config", f.configPath, "--display", ":4321"], environment: environment)
+        #expect(status2 == 1)
+        #expect(log2.hasPrefix("clickaway: cannot connect to X server \":4321\""), "\(log2)")
+        #expect(log2.split(separator: "\n").count == 1, "\(log2)")
+    }
+
+    /// SO_PEERCRED: even with the directory and socket opened up by mistake, another user's
+    /// connection gets nothing. Needs root to act as another user.
+    @Test(.enabled(if: getuid() == 0, "needs root to connect as another user"))
+    func peerOfAnotherUserIsRefused() throws {
+        let f = try DaemonFixture(config: Self.pop)
+        try f.startDaemon()
+        for path in [f.directory.path, f.runtimeDirectory.path, f.runtimeDirectory.path + "/clickaway"] { chmod(path, 0o755) }
+        chmod(f.socketPath, 0o666)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        p.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups",
+                       DaemonFixture.buildDirectory.appendingPathComponent("clickawayctl").path, "status"]
+        p.environment = f.environment
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = Pipe()
+        try p.run()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 2, "\(stderr)")
+        #expect(stderr.contains("closed the connection"), "\(stderr)")
+        #expect(try f.status()["ok"]?.boolValue == true, "its owner is still served")
+    }
+}
