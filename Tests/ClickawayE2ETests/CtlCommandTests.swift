@@ -4,15 +4,9 @@ import Testing
 /// `clickawayctl` as a user runs it: exit codes, and `hit --json` on the seed scenarios.
 @Suite("clickawayctl check and hit")
 struct CtlCommandTests {
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
     static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    func ctl(_ arguments: [String], config: String? = nil) throws -> Run {
+    func ctl(_ arguments: [String], config: String? = nil) throws -> ProgramRun {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("clickawayctl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -22,18 +16,8 @@ struct CtlCommandTests {
             try config.write(toFile: path, atomically: true, encoding: .utf8)
             args = args.map { $0 == "CONFIG" ? path : $0 }
         }
-        let p = Process()
-        p.executableURL = DaemonFixture.buildDirectory.appendingPathComponent("clickawayctl")
-        p.arguments = args
-        p.environment = ["XDG_CONFIG_HOME": dir.path, "PATH": "/usr/bin:/bin"]
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        return Run(status: p.terminationStatus, stdout: stdout, stderr: stderr)
+        return try ProgramRun.run(DaemonFixture.buildDirectory.appendingPathComponent("clickawayctl"), args,
+                                  environment: ["XDG_CONFIG_HOME": dir.path, "PATH": "/usr/bin:/bin"])
     }
 
     @Test func checkAcceptsTheShippedExample() throws {

@@ -143,17 +143,16 @@ final class DaemonFixture {
     }
 }
 
-extension DaemonFixture {
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
+/// What a program run to its end printed, and how it exited.
+struct ProgramRun {
+    var status: Int32
+    var stdout: String
+    var stderr: String
 
-    /// Runs the built `clickawayctl` against this fixture's daemon and X server.
-    func ctl(_ arguments: [String]) throws -> Run {
+    /// Runs `program` to its end with exactly `environment`.
+    static func run(_ program: URL, _ arguments: [String], environment: [String: String]) throws -> ProgramRun {
         let p = Process()
-        p.executableURL = Self.buildDirectory.appendingPathComponent("clickawayctl")
+        p.executableURL = program
         p.arguments = arguments
         p.environment = environment
         let out = Pipe(), err = Pipe()
@@ -163,7 +162,14 @@ extension DaemonFixture {
         let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
-        return Run(status: p.terminationStatus, stdout: stdout, stderr: stderr)
+        return ProgramRun(status: p.terminationStatus, stdout: stdout, stderr: stderr)
+    }
+}
+
+extension DaemonFixture {
+    /// Runs the built `clickawayctl` against this fixture's daemon and X server.
+    func ctl(_ arguments: [String]) throws -> ProgramRun {
+        try ProgramRun.run(Self.buildDirectory.appendingPathComponent("clickawayctl"), arguments, environment: environment)
     }
 
     /// A `monitor` subscription: the events the daemon sends from now on.
