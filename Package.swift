@@ -58,5 +58,18 @@ let package = Package(
             "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayX11", "XTestHarness",
         ]),
         .testTarget(name: "ClickawayX11Tests", dependencies: ["ClickawayX11", "XTestHarness", "ClickawayCore"]),
+        // libwayland-client, as a Clang module.
+        .systemLibrary(name: "CWaylandClient", pkgConfig: "wayland-client", providers: [.apt(["libwayland-dev"])]),
+        // wayland-scanner's client code for layer-shell, virtual pointers, xdg-output and
+        // xdg-shell, committed; protocols/ holds the XML and the script that regenerates it.
+        .target(name: "CWaylandProtocols", dependencies: ["CWaylandClient"], exclude: ["protocols"]),
+        // A safe Swift layer over libwayland-client: the overlay, outputs, seat, virtual pointer.
+        .target(name: "ClickawayWayland", dependencies: [
+            "CWaylandClient", "CWaylandProtocols", "ClickawayCore",
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+        // Headless sway run for a test, a client below the overlay, injected clicks. Tests only.
+        .target(name: "WaylandHarness", dependencies: ["ClickawayWayland", "ClickawayCore", "XTestHarness"]),
+        .testTarget(name: "ClickawayWaylandTests", dependencies: ["ClickawayWayland", "WaylandHarness", "ClickawayCore"]),
     ]
 )

@@ -10,8 +10,11 @@ public final class ControlServer {
     private var clients: [Int32: Client] = [:]
     /// Longest request line accepted: requests are small, anything longer is refused.
     public static let maxLine = 64 * 1024
-    /// Most a client may leave unread; a monitor that stops reading is dropped, not buffered forever.
+    /// Most a client may leave unread; one that stops reading is dropped, not buffered forever.
     public static let maxPendingOutput = 1024 * 1024
+    /// Connections beyond this are closed at once, so clients cannot use up the daemon's
+    /// descriptors (and a listener that cannot accept would wake poll forever).
+    public static let maxClients = 64
 
     final class Client {
         let fd: FileDescriptor
@@ -120,6 +123,10 @@ public final class ControlServer {
     /// Queues one line for a client and writes what the socket takes now.
     public func send(_ line: String, to fd: Int32, thenClose: Bool = false) {
         guard let c = clients[fd] else { return }
+        guard c.output.count <= Self.maxPendingOutput else {
+            drop(fd)
+            return
+        }
         c.output.append(contentsOf: Array(line.utf8) + [0x0A])
         if thenClose { c.closeAfterWrite = true }
         flushOutput(c)
@@ -137,13 +144,7 @@ public final class ControlServer {
     /// Sends one line to every subscribed client. One that has left more than
     /// `maxPendingOutput` unread is dropped so that it cannot grow the daemon.
     public func broadcast(_ line: String) {
-        for c in clients.values where c.subscribed {
-            if c.output.count > Self.maxPendingOutput {
-                drop(c.fd.rawValue)
-            } else {
-                send(line, to: c.fd.rawValue)
-            }
-        }
+        for c in clients.values where c.subscribed { send(line, to: c.fd.rawValue) }
     }
 
     private func flushOutput(_ c: Client) {
@@ -167,7 +168,7 @@ public final class ControlServer {
             let descriptor = FileDescriptor(rawValue: fd)
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             setNonBlocking(descriptor)
-            guard peerUID(descriptor) == getuid() else {
+            guard peerUID(descriptor) == getuid(), clients.count < Self.maxClients else {
                 try? descriptor.close()
                 continue
             }

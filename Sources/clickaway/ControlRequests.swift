@@ -88,7 +88,8 @@ extension Daemon {
                 return JSONReply.error("popup \"\(name)\" is placed on output \"\(output)\", which is not connected "
                                        + "(connected: \(engine.outputs.keys.sorted().joined(separator: ", ")))")
             }
-            rectOpen.append((name, clock.now()))
+            rectOpen.append((name, clock.now(), nextRectID))
+            nextRectID += 1
         } else if !open && isOpen {
             // Closing a parent closes its open children, as a dismissal would.
             let closing = Set([index] + descendants(of: index))

@@ -36,9 +36,13 @@ final class Daemon {
     /// The diagnostics of the last configuration rejected since the last one accepted.
     var rejected: String?
     /// `rect` popups opened by `clickawayctl open`, bottom to top, with when they opened.
-    var rectOpen: [(name: String, openedAt: Int64)] = []
-    /// The open popups last announced to monitors, by instance id.
-    private var announced: [UInt64: PopupInstance] = [:]
+    var rectOpen: [(name: String, openedAt: Int64, id: UInt64)] = []
+    /// The next `rect` popup instance id: above 2^32, so never a window's, and kept by the
+    /// instance across reloads.
+    var nextRectID = UInt64(1) << 32
+    /// The open popups last announced to monitors, by instance id, as they were described
+    /// then: a reload may renumber or remove their popups.
+    private var announced: [UInt64: [(String, JSON)]] = [:]
     private var lastStatusLine = ""
     private var nextWatchdog: Int64?
 
@@ -96,6 +100,7 @@ final class Daemon {
         case .auto, .x11Grab:
             if backend == .auto && fallbackReason != nil { return }
             shield?.update(active: false, holes: [])
+            shieldHoldsAClick = false
             interception = .grab
         }
     }
@@ -128,6 +133,16 @@ final class Daemon {
                 shutDown()
                 return 0
             }
+            if Signals.reload != 0 {
+                Signals.reload = 0
+                _ = reload(because: "SIGHUP")
+            }
+            let now = ServerClock.monotonicMilliseconds()
+            if watcher?.takeDue(now: now) == true { _ = reload(because: "a configuration file changed") }
+            pingWatchdog(now: now)
+            while let event = x.pollEvent() { handle(event) }
+            // Only with the events read: an unmap already sent is not mistaken for a window
+            // that stayed after its dismissal.
             if Signals.child != 0 {
                 Signals.child = 0
                 for failed in spawner.reap() where tracker.cancelClosing(client: failed) {
@@ -136,14 +151,7 @@ final class Daemon {
                     refresh()
                 }
             }
-            if Signals.reload != 0 {
-                Signals.reload = 0
-                _ = reload(because: "SIGHUP")
-            }
-            let now = ServerClock.monotonicMilliseconds()
-            if watcher?.takeDue(now: now) == true { _ = reload(because: "a configuration file changed") }
-            expireClosing(now: now)
-            pingWatchdog(now: now)
+            expireClosing(now: ServerClock.monotonicMilliseconds())
             // Drain libxcb's queue before sleeping: replies can pull events in unseen by poll.
             while let event = x.pollEvent() { handle(event) }
             if let error = x.connectionError {
@@ -206,8 +214,13 @@ final class Daemon {
         case .buttonPress(let e): press(e)
         case .buttonRelease(let e): release(e)
         case .keyPress(let e) where escape.matches(e): escapePressed(e)
-        case .randrScreenChange(let e):
-            screen = Rect(x: 0, y: 0, width: Int32(e.width), height: Int32(e.height))
+        case .unmapNotify(let e) where e.window == shield?.window:
+            // Another client unmapped it: it must come back while popups are open.
+            shield?.noteUnmapped()
+            refresh()
+        case .randrScreenChange:
+            // Not the event's size: RandR swaps it when the first CRTC is rotated.
+            if let root = try? x.getGeometry(x.root) { screen = Rect(x: 0, y: 0, width: root.rect.width, height: root.rect.height) }
             shield?.resize(to: screen)
             engine.setOutputs((try? x.outputs()) ?? [:])
             refresh()
@@ -268,11 +281,13 @@ final class Daemon {
     /// Reaches us only while we hold the pointer after a swallowed press.
     private func release(_ e: ButtonEvent) {
         let wasHolding = shieldHoldsAClick
-        shieldHoldsAClick = false
+        // The shield keeps holding while another button is still down (Button1Mask is 1 << 8).
+        let otherButtonsDown = e.state & 0x1F00 & ~(UInt16(0x80) << UInt16(e.button)) != 0
+        shieldHoldsAClick = wasHolding && otherButtonsDown
         if let decision = engine.release(button: e.button, x: e.rootX, y: e.rootY, time: clock.unwrap(e.time)) {
             act(on: engine.dismissed, decision: decision, event: e)
         }
-        if wasHolding { refresh() }
+        if wasHolding && !shieldHoldsAClick { refresh() }
     }
 
     private func act(on dismissed: [PopupInstance], decision: Decision, event e: ButtonEvent) {
@@ -353,9 +368,7 @@ final class Daemon {
     // MARK: - State
 
     /// Instance ids: a window popup's is its client window (29 bits); a `rect` popup's is
-    /// its index above 2^32, so the two never meet.
-    static func rectInstanceID(_ popup: Int32) -> UInt64 { UInt64(1) << 32 | UInt64(UInt32(popup)) }
-
+    /// counted from 2^32 (`nextRectID`), so the two never meet.
     static func client(of instance: PopupInstance) -> WindowID? {
         instance.id < UInt64(1) << 32 ? WindowID(instance.id) : nil
     }
@@ -367,7 +380,7 @@ final class Daemon {
                   case .rect(let r, let output) = config.model.popups[Int(index)].source,
                   let rect = ClickModel.screenRect(r, output: output, outputs: engine.outputs)
             else { return nil }
-            return PopupInstance(popup: index, rect: rect, openedAt: entry.openedAt, id: Self.rectInstanceID(index))
+            return PopupInstance(popup: index, rect: rect, openedAt: entry.openedAt, id: entry.id)
         }
     }
 
@@ -414,13 +427,13 @@ final class Daemon {
     }
 
     private func announceOpenChanges() {
-        var now: [UInt64: PopupInstance] = [:]
-        for o in engine.open { now[o.id] = o }
-        for (id, o) in announced where now[id] == nil {
-            broadcast("closed", popupFields(o))
+        var now: [UInt64: [(String, JSON)]] = [:]
+        for o in engine.open { now[o.id] = announced[o.id] ?? popupFields(o) }
+        for (id, fields) in announced where now[id] == nil {
+            broadcast("closed", fields)
         }
         for o in engine.open where announced[o.id] == nil {
-            broadcast("opened", popupFields(o))
+            broadcast("opened", now[o.id] ?? [])
         }
         announced = now
     }
@@ -451,10 +464,19 @@ final class Daemon {
 
     /// The files whose changes reload the configuration: the one given with --config, or
     /// the XDG config.toml and its conf.d.
+    /// A file that is a symlink (stow, home-manager) is watched where it points too.
     static func watchedPaths(configFile: String?) -> [ConfigWatcher.Target] {
-        if let configFile { return [.file(configFile)] }
         let location = ConfigLocation(environment: processEnvironment())
-        return [.file(location.mainFile), .directory(location.dropInDirectory)]
+        let files = configFile.map { [$0] } ?? [location.mainFile]
+        var targets = files.map(ConfigWatcher.Target.file)
+        for file in files {
+            if let resolved = realpath(file, nil) {
+                let target = String(cString: resolved)
+                free(resolved)
+                if target != file { targets.append(.file(target)) }
+            }
+        }
+        return configFile == nil ? targets + [.directory(location.dropInDirectory)] : targets
     }
 
     /// Loads the configuration again. A valid one replaces the running one at once, popups

@@ -25,6 +25,8 @@ final class ShieldWindow {
         self.screen = screen
         self.logger = logger
         let version = try x.requireXFixes(Version(2, 0))
+        // Input shapes are the SHAPE extension's; XFixes only builds the regions.
+        guard try x.queryExtension("SHAPE") != nil else { throw .missingExtension("SHAPE") }
         window = try x.createShieldWindow(screen)
         shape = InputShape(x: x, window: window)
         // AnyButton with AnyModifier: the shield is this daemon's own window, so nobody else
@@ -61,6 +63,9 @@ final class ShieldWindow {
             mapped = true
         }
     }
+
+    /// Someone else unmapped the shield; the next `update` maps it again.
+    func noteUnmapped() { mapped = false }
 
     func resize(to screen: Rect) {
         guard screen != self.screen else { return }

@@ -37,10 +37,15 @@ final class WindowTracker {
     /// How long a dismissed window may stay mapped before it counts as open again.
     static let closeTimeoutMs: Int64 = 2000
 
+    /// The properties whose change can change a match: titles only when some rule uses
+    /// one, so that windows retitling themselves (terminals, progress) cost nothing.
+    private var matchedAtoms: [Atom] = []
+
     init(x: XConnection, model: ClickModel, logger: Logger) {
         self.x = x
         self.model = model
         self.logger = logger
+        matchedAtoms = Self.matchedAtoms(for: model, atoms: x.atoms)
     }
 
     /// Reads the whole tree once: popups already open when the daemon starts count.
@@ -54,6 +59,7 @@ final class WindowTracker {
     /// A new config: roles are matched again against the windows already on screen.
     func replaceModel(_ model: ClickModel, now: Int64) {
         self.model = model
+        matchedAtoms = Self.matchedAtoms(for: model, atoms: x.atoms)
         for (top, t) in tracked {
             let roles = self.roles(for: t.properties)
             tracked[top]?.popup = roles.popup
@@ -80,7 +86,7 @@ final class WindowTracker {
         case .unmapNotify(let e) where e.event == x.root:
             clients[e.window] = nil
             return forget(e.window)
-        case .propertyNotify(let e) where Self.matchedAtoms(x.atoms).contains(e.atom):
+        case .propertyNotify(let e) where matchedAtoms.contains(e.atom):
             guard let top = clients.first(where: { $0.value == e.window })?.key else { return false }
             let before = tracked[top].map { ($0.popup, $0.anchorOf, $0.excluded) }
             inspect(top, now: now)
@@ -109,9 +115,14 @@ final class WindowTracker {
         }
     }
 
-    /// The properties a popup, anchor or exclusion can be matched by.
-    private static func matchedAtoms(_ atoms: StandardAtoms) -> [Atom] {
-        [StandardAtoms.wmName, StandardAtoms.wmClass, atoms.netWMName, atoms.netWMWindowType]
+    private static func matchedAtoms(for model: ClickModel, atoms: StandardAtoms) -> [Atom] {
+        var matches: [WindowMatch] = []
+        for p in model.popups {
+            for case .window(let m) in [p.source] + p.anchors { matches.append(m) }
+        }
+        for case .window(let m) in model.exclusions.map(\.source) { matches.append(m) }
+        let byTitle = matches.contains { $0.title != nil || $0.titleGlob != nil }
+        return [StandardAtoms.wmClass, atoms.netWMWindowType] + (byTitle ? [StandardAtoms.wmName, atoms.netWMName] : [])
     }
 
     /// The client was asked to close: it no longer counts as open, even before it unmaps,

@@ -113,4 +113,19 @@ struct RectPopupTests {
         // hit changes nothing: the panel is still open.
         #expect(try f.openPopups() == ["panel"])
     }
+
+    @Test func reloadThatRemovesAnOpenPopupClosesIt() throws {
+        let f = try DaemonFixture(config: Self.config(marker: "/nonexistent") + "[[popup]]\nname = \"other\"\nrect = [0, 0, 10, 10]\n")
+        try f.startDaemon()
+        #expect(try f.ctl(["open", "other"]).status == 0)
+        #expect(try f.ctl(["open", "panel"]).status == 0)
+        let events = try f.monitor()
+        // "other" goes, and "panel" moves to another index.
+        try f.editConfigInPlace("[[popup]]\nname = \"first\"\nrect = [0, 0, 5, 5]\n\n" + Self.config(marker: "/nonexistent"))
+        let closed = try events.await("closed")
+        #expect(closed["popup"]?.stringValue == "other")
+        _ = try events.await("reloaded")
+        #expect(f.daemon?.isRunning == true, "\(f.log)")
+        #expect(try f.openPopups() == ["panel"])
+    }
 }

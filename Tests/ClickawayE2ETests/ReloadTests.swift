@@ -81,6 +81,23 @@ struct ReloadTests {
         #expect(try f.status()["popups"]?.intValue == 2)
     }
 
+    @Test func editingTheTargetOfASymlinkedConfigIsPickedUp() throws {
+        let f = try DaemonFixture(config: "")
+        let dotfiles = f.directory.appendingPathComponent("dotfiles")
+        try FileManager.default.createDirectory(at: dotfiles, withIntermediateDirectories: true)
+        let target = dotfiles.appendingPathComponent("clickaway.toml").path
+        try Self.popup("a", class: "A").write(toFile: target, atomically: true, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: f.configPath)
+        try FileManager.default.createSymbolicLink(atPath: f.configPath, withDestinationPath: target)
+        try f.startDaemon()
+        let events = try f.monitor()
+        let handle = try #require(FileHandle(forWritingAtPath: target))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: Data((Self.popup("a", class: "A") + Self.popup("b", class: "B")).utf8))
+        try handle.close()
+        #expect(try events.await("reloaded")["popups"]?.intValue == 2)
+    }
+
     @Test func dropInCreatedLaterIsPickedUp() throws {
         // The XDG lookup (no --config): config.toml and conf.d/*.toml under XDG_CONFIG_HOME.
         let f = try DaemonFixture(config: "")

@@ -76,6 +76,26 @@ struct ShieldModeTests {
         #expect(f.client.presses(under).isEmpty)
     }
 
+    @Test func swallowedPressStaysHeldWhileAnotherButtonComesAndGoes() throws {
+        let f = try DaemonFixture(config: Self.pop, backend: .shield)
+        let under = try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        try f.window(Layout.popup, class: "Pop")
+        try f.input.motion(x: 600, y: 500)
+        try f.input.press(1)
+        try f.settle()
+        #expect(try f.openPopups().isEmpty)
+        try f.input.press(3)
+        try f.input.release(3)
+        try f.settle()
+        #expect(try f.status()["shield"]?["mapped"]?.boolValue == true, "the shield holds button 1's click")
+        try f.input.release(1)
+        try f.settle()
+        #expect(try f.status()["shield"]?["mapped"]?.boolValue == false)
+        #expect(f.client.presses(under).isEmpty)
+        #expect(f.client.releases(under).isEmpty)
+    }
+
     @Test func autoFallsBackToTheShieldWhenAGrabIsRefused() throws {
         let f = try DaemonFixture(config: Self.pop, backend: .auto)
         let under = try f.client.createWindow(at: Layout.background)
