@@ -1,0 +1,114 @@
+import CWaylandClient
+import CWaylandProtocols
+import ClickawayCore
+
+/// A connection with the globals clickaway uses bound: compositor, shm, the first seat,
+/// every output (with its xdg-output name and position), layer-shell and the virtual
+/// pointer manager when offered. Outputs come and go as the registry announces them.
+public final class WaylandClient {
+    public let connection: WaylandConnection
+    private let registry: OpaquePointer
+    private let registryListener: Listener<wl_registry_listener>
+
+    private(set) var compositor: OpaquePointer?
+    private(set) var shm: OpaquePointer?
+    private(set) var layerShell: OpaquePointer?
+    private(set) var virtualPointerManager: OpaquePointer?
+    private var outputManager: OpaquePointer?
+    /// The first wl_seat the registry announced; wlroots compositors have one.
+    public private(set) var seat: Seat?
+    private var outputsByGlobal: [UInt32: Output] = [:]
+
+    /// Connects (see `WaylandConnection.init`) and waits until the globals and the outputs'
+    /// names, positions and sizes are known.
+    public convenience init(display: String? = nil) throws {
+        try self.init(connection: WaylandConnection(display: display))
+    }
+
+    public init(connection: WaylandConnection) throws {
+        self.connection = connection
+        registry = wl_display_get_registry(connection.pointer)
+        var functions = wl_registry_listener()
+        functions.global = { data, _, name, interface, version in
+            owner(data, as: WaylandClient.self).announce(name: name, interface: String(cString: interface!), version: version)
+        }
+        functions.global_remove = { data, _, name in
+            owner(data, as: WaylandClient.self).outputsByGlobal.removeValue(forKey: name)
+        }
+        registryListener = Listener(functions)
+        wl_registry_add_listener(registry, registryListener.pointer, Unmanaged.passUnretained(self).toOpaque())
+        // The first round trip brings the globals, the second what the bound ones send.
+        try connection.roundtrip()
+        try connection.roundtrip()
+    }
+
+    deinit {
+        // Children before their factories; the connection closes last, with the properties.
+        seat = nil
+        outputsByGlobal.removeAll()
+        if let outputManager { zxdg_output_manager_v1_destroy(outputManager) }
+        if let virtualPointerManager { zwlr_virtual_pointer_manager_v1_destroy(virtualPointerManager) }
+        if let layerShell {
+            if zwlr_layer_shell_v1_get_version(layerShell) >= 3 { zwlr_layer_shell_v1_destroy(layerShell) } else { wl_proxy_destroy(layerShell) }
+        }
+        // Bound at version 1, which has no release request.
+        if let shm { wl_shm_destroy(shm) }
+        if let compositor { wl_compositor_destroy(compositor) }
+        wl_registry_destroy(registry)
+    }
+
+    /// The outputs whose name, position and size are known, sorted by name.
+    public var outputs: [OutputInfo] {
+        outputsByGlobal.values.compactMap(\.info).sorted { $0.name < $1.name }
+    }
+
+    /// The smallest rectangle holding every output: the space the pointer moves in.
+    public var layoutBounds: Rect? {
+        let rects = outputs.map(\.rect)
+        guard let first = rects.first else { return nil }
+        var minX = Int64(first.x), minY = Int64(first.y)
+        var maxX = minX + Int64(first.width), maxY = minY + Int64(first.height)
+        for r in rects.dropFirst() {
+            minX = min(minX, Int64(r.x))
+            minY = min(minY, Int64(r.y))
+            maxX = max(maxX, Int64(r.x) + Int64(r.width))
+            maxY = max(maxY, Int64(r.y) + Int64(r.height))
+        }
+        return Rect(x: Int32(minX), y: Int32(minY), width: Int32(maxX - minX), height: Int32(maxY - minY))
+    }
+
+    /// The pointer buttons the seat reported since the last call, oldest first.
+    public func takePointerButtons() -> [PointerButtonEvent] { seat?.takeButtons() ?? [] }
+
+    /// The bound wl_output of an output, for requests that name one.
+    func outputProxy(_ id: OutputID) -> OpaquePointer? { outputsByGlobal[id.rawValue]?.proxy }
+
+    private func announce(name: UInt32, interface: String, version: UInt32) {
+        switch interface {
+        case "wl_compositor" where compositor == nil:
+            compositor = bind(name, cwl_compositor_interface(), min(version, 4))
+        case "wl_shm" where shm == nil:
+            shm = bind(name, cwl_shm_interface(), min(version, 1))
+        case "wl_seat" where seat == nil:
+            seat = Seat(proxy: bind(name, cwl_seat_interface(), min(version, 7)))
+        case "wl_output":
+            let output = Output(id: OutputID(rawValue: name), proxy: bind(name, cwl_output_interface(), min(version, 4)))
+            if let outputManager { output.describe(with: outputManager) }
+            outputsByGlobal[name] = output
+        case "zxdg_output_manager_v1" where outputManager == nil:
+            let manager = bind(name, cwp_zxdg_output_manager_v1_interface(), min(version, 3))
+            outputManager = manager
+            for output in outputsByGlobal.values { output.describe(with: manager) }
+        case "zwlr_layer_shell_v1" where layerShell == nil:
+            layerShell = bind(name, cwp_zwlr_layer_shell_v1_interface(), min(version, 4))
+        case "zwlr_virtual_pointer_manager_v1" where virtualPointerManager == nil:
+            virtualPointerManager = bind(name, cwp_zwlr_virtual_pointer_manager_v1_interface(), min(version, 2))
+        default:
+            break
+        }
+    }
+
+    private func bind(_ name: UInt32, _ interface: UnsafePointer<wl_interface>, _ version: UInt32) -> OpaquePointer {
+        OpaquePointer(wl_registry_bind(registry, name, interface, version))
+    }
+}
