@@ -43,12 +43,15 @@ extension XConnection {
         var zero: UInt32 = 0
         xcb_change_property(c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), root, atom, UInt32(XCB_ATOM_INTEGER.rawValue), 32, 1, &zero)
         xcb_delete_property(c, root, atom)
-        let sentAt = ServerClock.monotonicMilliseconds()
         try sync()
+        // Read after the round trip: the stamp was taken before, so the estimate never runs
+        // ahead of the server. Ahead, a popup would open in the future and a click in that
+        // millisecond would fall inside grace_ms = 0.
+        let answeredAt = ServerClock.monotonicMilliseconds()
         var clock: ServerClock?
         while let event = pollQueuedEvent() {
             if clock == nil, case .propertyNotify(let p) = event, p.window == root, p.atom == atom {
-                clock = ServerClock(offset: Int64(p.time) - sentAt)
+                clock = ServerClock(offset: Int64(p.time) - answeredAt)
             }
         }
         if let e = check(selectInput(root, [])) { throw .request("ChangeWindowAttributes", e) }

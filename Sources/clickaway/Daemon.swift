@@ -245,6 +245,9 @@ final class Daemon {
             x.allowEvents(.replayPointer, time: e.time)
         }
         x.flush()
+        // The replayed press first, the dismissal after: on a shared CPU, let the X server
+        // deliver it before this process goes on to unmap and ungrab (BENCHMARKS.md, case 4).
+        if decision.dismissCount > 0 && decision.click != .swallow { sched_yield() }
         var dismissed = engine.dismissed
         if decision.awaitsRelease && decision.click != .swallow {
             // A replayed press's release goes to the window under it, not to us: decide now.
