@@ -392,13 +392,16 @@ final class Daemon {
     func refresh() {
         engine.setOpen(tracker.openInstances() + rectInstances())
         engine.setWindowAreas(tracker.windowAreas())
-        announceOpenChanges()
         updateInterception()
         let wantsEscape = engine.open.contains { config.model.popups[Int($0.popup)].escape }
         for sentence in escape.update(wanted: wantsEscape) {
             lastError = sentence
             broadcast("grab_refused", [("key", .string("Escape")), ("message", .string(sentence))])
         }
+        // Announced once the server has the grabs or the shield: a script that clicks when
+        // it sees "opened" is not faster than the daemon.
+        x.flush()
+        announceOpenChanges()
         let line = statusLine()
         if line != lastStatusLine {
             lastStatusLine = line
