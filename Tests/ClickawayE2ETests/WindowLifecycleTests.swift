@@ -79,11 +79,13 @@ struct WindowLifecycleTests {
         #expect(try events.next("closed")["event"]?.stringValue == "closed")
         #expect(try f.openPopups().isEmpty)
         let reopened = try events.next("opened", timeoutMs: 10_000)
-        #expect(reopened["popup"]?.stringValue == "pop")
+        #expect(reopened["event"]?.stringValue == "opened", "\(reopened.text)\n\(f.log)")
+        #expect(reopened["popup"]?.stringValue == "pop", "\(reopened.text)")
         #expect(f.log.contains("still mapped"))
         // And an outside click dismisses it again.
         try f.click(900, 600)
-        #expect(try events.next("dismissed")["event"]?.stringValue == "dismissed")
+        let again = try events.next("dismissed")
+        #expect(again["event"]?.stringValue == "dismissed", "\(again.text)")
     }
 
     /// The manual check of the X11 issue, scripted: a real `xterm -class Popup`.
