@@ -99,7 +99,8 @@ extension Daemon {
         return JSONReply.ok([("popup", .string(name)), ("open", .bool(open))])
     }
 
-    private func descendants(of popup: Int32) -> [Int32] {
+    /// The popups nested in `popup`, at any depth.
+    func descendants(of popup: Int32) -> [Int32] {
         let model = config.model
         let children = model.popups.indices.filter { model.parentOf[$0] == popup }.map(Int32.init)
         return children + children.flatMap(descendants(of:))

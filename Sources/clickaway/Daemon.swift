@@ -94,9 +94,7 @@ final class Daemon {
     private func useBackend(_ backend: Backend) throws(XError) {
         switch backend {
         case .x11Shield:
-            if shield == nil { shield = try ShieldWindow(x: x, screen: screen, logger: logger) }
-            grabs.release()
-            interception = .shield
+            try enterShieldMode()
         case .auto, .x11Grab:
             if backend == .auto && fallbackReason != nil { return }
             shield?.update(active: false, holes: [])
@@ -109,16 +107,21 @@ final class Daemon {
     /// another client holds one. Said once, in the log and in `status`.
     private func fallBackToShield(because reason: String) {
         do {
-            if shield == nil { shield = try ShieldWindow(x: x, screen: screen, logger: logger) }
+            try enterShieldMode()
         } catch {
             logger.error("a grab was refused and the shield mode is not available either (\(error)); staying with grabs")
             return
         }
-        grabs.release()
-        interception = .shield
         fallbackReason = reason
         logger.warning("switching to the shield mode (backend = \"auto\") because a grab was refused: \(reason)")
         broadcast("backend", [("backend", .string(Interception.shield.rawValue)), ("reason", .string(reason))])
+    }
+
+    /// The shield (made the first time) takes clicks instead of grabs on the root.
+    private func enterShieldMode() throws(XError) {
+        if shield == nil { shield = try ShieldWindow(x: x, screen: screen, logger: logger) }
+        grabs.release()
+        interception = .shield
     }
 
     /// Runs until SIGTERM/SIGINT (returns 0) or the X server goes away (returns 1).
@@ -269,15 +272,8 @@ final class Daemon {
         let spec = config.model.popups[Int(target.popup)]
         x.allowEvents(spec.escapeKey == .swallow ? .asyncKeyboard : .replayKeyboard, time: e.time)
         x.flush()
-        let nested = engine.open.filter { o in
-            var p = config.model.parentOf[Int(o.popup)]
-            while p >= 0 {
-                if p == target.popup { return true }
-                p = config.model.parentOf[Int(p)]
-            }
-            return false
-        }
-        dismiss([target] + nested, cause: DismissCause(reason: "escape", button: 0, x: 0, y: 0, time: e.time,
+        let below = Set(descendants(of: target.popup))
+        dismiss([target] + engine.open.filter { below.contains($0.popup) }, cause: DismissCause(reason: "escape", button: 0, x: 0, y: 0, time: e.time,
                                                        click: spec.escapeKey.rawValue))
     }
 
@@ -418,16 +414,16 @@ final class Daemon {
         }
         var wanted = ButtonSet(bits: 0)
         for o in engine.open { wanted.bits |= config.model.popups[Int(o.popup)].buttons.bits }
-        let refused = grabs.update(to: wanted)
-        for (combo, error) in refused {
-            lastError = grabs.refusalSentence(combo, error)
+        let refused = grabs.update(to: wanted).map { ($0.0, $0.1, grabs.refusalSentence($0.0, $0.1)) }
+        for (combo, error, sentence) in refused {
+            lastError = sentence
             broadcast("grab_refused", [
                 ("button", .int(Int64(combo.button))), ("modifiers", .string(grabs.describe(combo.modifiers))),
-                ("error", .string(error.name)), ("message", .string(grabs.refusalSentence(combo, error))),
+                ("error", .string(error.name)), ("message", .string(sentence)),
             ])
         }
-        if let (combo, error) = refused.first, effectiveBackend == .auto {
-            fallBackToShield(because: grabs.refusalSentence(combo, error))
+        if let (_, _, sentence) = refused.first, effectiveBackend == .auto {
+            fallBackToShield(because: sentence)
             if interception == .shield { updateInterception() }
         }
     }

@@ -37,14 +37,11 @@ final class EscapeKey {
         release()
         guard wanted else { return [] }
         let combos = keycodes.flatMap { k in lockCombinations.map { (keycode: k, modifiers: $0) } }
-        let cookies = combos.map { x.grabKey(keycode: $0.keycode, modifiers: $0.modifiers, window: x.root) }
         var sentences: [String] = []
-        for (combo, cookie) in zip(combos, cookies) {
-            if let error = x.check(cookie) {
+        for (combo, error) in x.grabAll(combos, { x.grabKey(keycode: $0.keycode, modifiers: $0.modifiers, window: x.root) }) {
+            if let error {
                 refused.append((combo.modifiers, error))
-                let culprit = error.name == "BadAccess"
-                    ? "another client (often the window manager or a hotkey daemon) already grabs it on the root window"
-                    : "the X server answered \(error.name)"
+                let culprit = Grabs.culprit(error, usual: "another client (often the window manager or a hotkey daemon) already grabs it on the root window")
                 let sentence = "cannot grab Escape with \(describe(combo.modifiers)): \(culprit); Escape with that combination will not dismiss popups"
                 logger.error("\(sentence)")
                 sentences.append(sentence)

@@ -52,11 +52,9 @@ final class Grabs {
         release()
         buttons = wanted
         let combos = wanted.buttons.flatMap { b in lockCombinations.map { Combination(button: UInt8(b), modifiers: $0) } }
-        // Send every grab, then collect the answers: one round trip for all of them.
-        let cookies = combos.map { x.grabButton(button: $0.button, modifiers: $0.modifiers, window: x.root, pointerMode: .sync) }
         var newlyRefused: [(Combination, XErrorInfo)] = []
-        for (combo, cookie) in zip(combos, cookies) {
-            if let error = x.check(cookie) {
+        for (combo, error) in x.grabAll(combos, { x.grabButton(button: $0.button, modifiers: $0.modifiers, window: x.root, pointerMode: .sync) }) {
+            if let error {
                 refused.append((combo, error))
                 newlyRefused.append((combo, error))
                 logger.error("\(refusalSentence(combo, error))")
@@ -74,11 +72,14 @@ final class Grabs {
     }
 
     func refusalSentence(_ combo: Combination, _ error: XErrorInfo) -> String {
-        let culprit = error.name == "BadAccess"
-            ? "another client (often the window manager) already grabs that combination on the root window"
-            : "the X server answered \(error.name)"
-        return "cannot grab button \(combo.button) with \(describe(combo.modifiers)): \(culprit); "
-            + "clicks with that combination will not dismiss popups"
+        "cannot grab button \(combo.button) with \(describe(combo.modifiers)): "
+            + Self.culprit(error, usual: "another client (often the window manager) already grabs that combination on the root window")
+            + "; clicks with that combination will not dismiss popups"
+    }
+
+    /// Why a grab failed: BadAccess means someone else holds it, in the words of `usual`.
+    static func culprit(_ error: XErrorInfo, usual: String) -> String {
+        error.name == "BadAccess" ? usual : "the X server answered \(error.name)"
     }
 
     /// Lets go of every grab.
@@ -88,5 +89,14 @@ final class Grabs {
         refused = []
         buttons = ButtonSet(bits: 0)
         x.flush()
+    }
+}
+
+extension XConnection {
+    /// Sends every grab, then collects the answers: one round trip for all of them.
+    /// Pairs each combination with its error, nil when it was granted.
+    func grabAll<C>(_ combos: [C], _ grab: (C) -> CheckedCookie) -> [(C, XErrorInfo?)] {
+        let cookies = combos.map(grab)
+        return zip(combos, cookies).map { ($0, check($1)) }
     }
 }

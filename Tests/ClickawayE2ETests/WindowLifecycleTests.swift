@@ -9,6 +9,12 @@ import XTestHarness
 /// what is open follows what is on screen.
 @Suite("Window popups: titles that change, dismissals that fail, a real xterm", .serialized)
 struct WindowLifecycleTests {
+    /// A window popup dismissed by running `command`.
+    static func popup(dismissedBy command: [String]) -> String {
+        let argv = command.map { "\"\($0)\"" }.joined(separator: ", ")
+        return "[[popup]]\nname = \"pop\"\nwindow = { class = \"Pop\" }\ngrace_ms = 0\ndismiss = { command = [\(argv)] }\n"
+    }
+
     @Test func titleChangedAfterMapIsMatchedAgain() throws {
         let f = try DaemonFixture(config: "[[popup]]\nname = \"pop\"\nwindow = { title = \"Popup\" }\ngrace_ms = 0\n")
         try f.startDaemon()
@@ -27,13 +33,7 @@ struct WindowLifecycleTests {
     }
 
     @Test func commandThatCannotStartLeavesThePopupOpen() throws {
-        let f = try DaemonFixture(config: """
-            [[popup]]
-            name = "pop"
-            window = { class = "Pop" }
-            grace_ms = 0
-            dismiss = { command = ["/nonexistent/close-it"] }
-            """)
+        let f = try DaemonFixture(config: Self.popup(dismissedBy: ["/nonexistent/close-it"]))
         try f.startDaemon()
         try f.window(Layout.popup, class: "Pop")
         try f.click(900, 600)
@@ -43,13 +43,7 @@ struct WindowLifecycleTests {
     }
 
     @Test func failedCommandMakesThePopupOpenAgain() throws {
-        let f = try DaemonFixture(config: """
-            [[popup]]
-            name = "pop"
-            window = { class = "Pop" }
-            grace_ms = 0
-            dismiss = { command = ["false"] }
-            """)
+        let f = try DaemonFixture(config: Self.popup(dismissedBy: ["false"]))
         try f.startDaemon()
         try f.window(Layout.popup, class: "Pop")
         let events = try f.monitor()
@@ -64,13 +58,7 @@ struct WindowLifecycleTests {
     }
 
     @Test func windowThatIgnoresTheDismissalCountsAsOpenAgain() throws {
-        let f = try DaemonFixture(config: """
-            [[popup]]
-            name = "pop"
-            window = { class = "Pop" }
-            grace_ms = 0
-            dismiss = { command = ["true"] }
-            """)
+        let f = try DaemonFixture(config: Self.popup(dismissedBy: ["true"]))
         try f.startDaemon()
         try f.window(Layout.popup, class: "Pop")
         let events = try f.monitor()
