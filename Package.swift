@@ -30,7 +30,7 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .executableTarget(name: "clickaway", dependencies: [
-            "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayX11",
+            "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayX11", "ClickawayWayland",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -56,6 +56,7 @@ let package = Package(
         // does not link executables: `make test` runs `swift build` first.
         .testTarget(name: "ClickawayE2ETests", dependencies: [
             "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayX11", "XTestHarness",
+            "ClickawayWayland", "WaylandHarness",
         ]),
         .testTarget(name: "ClickawayX11Tests", dependencies: ["ClickawayX11", "XTestHarness", "ClickawayCore"]),
         // libwayland-client, as a Clang module.
@@ -69,7 +70,9 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // Headless sway run for a test, a client below the overlay, injected clicks. Tests only.
-        .target(name: "WaylandHarness", dependencies: ["ClickawayWayland", "ClickawayCore", "XTestHarness"]),
+        .target(name: "WaylandHarness", dependencies: [
+            "CWaylandClient", "CWaylandProtocols", "ClickawayWayland", "ClickawayCore", "ClickawayControl", "XTestHarness",
+        ]),
         .testTarget(name: "ClickawayWaylandTests", dependencies: ["ClickawayWayland", "WaylandHarness", "ClickawayCore"]),
     ]
 )

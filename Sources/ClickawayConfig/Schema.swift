@@ -12,10 +12,8 @@ enum Schema {
     static let regionKeys = ["name", "rect", "slop", "passthrough", "redirect", "clip", "hidden", "enabled", "region"]
     /// Anchors and exclusions: a window or a rectangle, nothing else.
     static let areaKeys = ["window", "rect", "output"]
-    static let windowKeys = ["class", "instance", "title", "title_glob", "type"]
+    static let windowKeys = ["class", "instance", "title", "title_glob", "type", "app_id"]
     static let dismissActions = ["close", "unmap", "kill"]
-    /// Backends the configuration may name that this version cannot run yet.
-    static let plannedBackends = ["wayland"]
 }
 
 /// Maps one file's TOML onto the core model, reporting every problem on the way.
@@ -156,19 +154,13 @@ extension ConfigReader {
         }
         return WindowMatch(windowClass: t["class"].flatMap(string), instance: t["instance"].flatMap(string),
                            title: t["title"].flatMap(string), titleGlob: t["title_glob"].flatMap(string),
-                           type: t["type"].flatMap { choice($0, among: WindowMatch.knownTypes) })
+                           type: t["type"].flatMap { choice($0, among: WindowMatch.knownTypes) },
+                           appId: t["app_id"].flatMap(string))
     }
 
     // MARK: Values
 
-    private func backend(_ node: Node) -> Backend? {
-        if let s = node.value.string, Schema.plannedBackends.contains(s) {
-            let available = quotedList(Backend.allCases.map(\.rawValue))
-            report("backend \"\(s)\" is not available in this version yet; use \(available)", at: node)
-            return nil
-        }
-        return choice(node, of: Backend.self)
-    }
+    private func backend(_ node: Node) -> Backend? { choice(node, of: Backend.self) }
 
     /// `[A-Za-z0-9_-]+`: names appear in redirect paths (`popup.region`) and on command lines.
     /// A bad name is still returned, so references to it do not report a second error.

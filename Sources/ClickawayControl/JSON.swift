@@ -4,6 +4,8 @@ public enum JSON: Equatable, Sendable {
     case null
     case bool(Bool)
     case int(Int64)
+    /// A number with a fraction or an exponent (sway's tree has some; the protocol none).
+    case number(Double)
     case string(String)
     case array([JSON])
     case object([(String, JSON)])
@@ -13,6 +15,7 @@ public enum JSON: Equatable, Sendable {
         case (.null, .null): return true
         case (.bool(let x), .bool(let y)): return x == y
         case (.int(let x), .int(let y)): return x == y
+        case (.number(let x), .number(let y)): return x == y
         case (.string(let x), .string(let y)): return x == y
         case (.array(let x), .array(let y)): return x == y
         case (.object(let x), .object(let y)):
@@ -60,6 +63,7 @@ public enum JSON: Equatable, Sendable {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
         case .int(let i): out += String(i)
+        case .number(let d): out += "\(d)"
         case .string(let s): JSON.quote(s, into: &out)
         case .array(let items):
             out += "["
@@ -102,8 +106,8 @@ public enum JSON: Equatable, Sendable {
         public let description: String
     }
 
-    /// Parses one JSON text. Numbers must be integers (nothing in the protocol is fractional)
-    /// and nesting is limited, so a hostile request cannot exhaust the stack.
+    /// Parses one JSON text. Integers are `.int`, other numbers `.number`; nesting is
+    /// limited, so a hostile request cannot exhaust the stack.
     public static func parse(_ text: String) throws(ParseError) -> JSON {
         var parser = Parser(bytes: Array(text.utf8))
         let value = try parser.value(depth: 0)
@@ -170,19 +174,34 @@ private struct Parser {
         case UInt8(ascii: "t"): try expect("true"); return .bool(true)
         case UInt8(ascii: "f"): try expect("false"); return .bool(false)
         case UInt8(ascii: "n"): try expect("null"); return .null
-        default: return .int(try integer())
+        default: return try number()
         }
     }
 
-    mutating func integer() throws(JSON.ParseError) -> Int64 {
+    mutating func number() throws(JSON.ParseError) -> JSON {
         let start = at
         if at < bytes.count, bytes[at] == UInt8(ascii: "-") { at += 1 }
-        while at < bytes.count, bytes[at] >= 0x30, bytes[at] <= 0x39 { at += 1 }
-        if at < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[at]) {
-            throw error("numbers must be integers")
+        skipDigits()
+        var fractional = false
+        if at < bytes.count, bytes[at] == UInt8(ascii: ".") {
+            fractional = true
+            at += 1
+            skipDigits()
         }
-        guard let n = Int64(String(decoding: bytes[start..<at], as: UTF8.self)) else { throw error("expected a value") }
-        return n
+        if at < bytes.count, bytes[at] == UInt8(ascii: "e") || bytes[at] == UInt8(ascii: "E") {
+            fractional = true
+            at += 1
+            if at < bytes.count, bytes[at] == UInt8(ascii: "+") || bytes[at] == UInt8(ascii: "-") { at += 1 }
+            skipDigits()
+        }
+        let text = String(decoding: bytes[start..<at], as: UTF8.self)
+        if !fractional, let n = Int64(text) { return .int(n) }
+        guard at > start, let d = Double(text), d.isFinite else { throw error("expected a value") }
+        return .number(d)
+    }
+
+    private mutating func skipDigits() {
+        while at < bytes.count, bytes[at] >= 0x30, bytes[at] <= 0x39 { at += 1 }
     }
 
     mutating func string() throws(JSON.ParseError) -> String {

@@ -43,6 +43,34 @@ public final class ClickModel: Sendable {
 
     public func popupOf(region node: Int32) -> Int32 { regions.nodes[Int(node)].popup }
 
+    /// What a window with these properties is: the first popup in config order that it
+    /// opens, the popups it anchors, and whether it is excluded.
+    public func roles(for properties: WindowMatch.Properties) -> WindowRoles {
+        var roles = WindowRoles()
+        for (i, p) in popups.enumerated() {
+            if roles.popup == nil, case .window(let match) = p.source, match.matches(properties) { roles.popup = Int32(i) }
+            for case .window(let match) in p.anchors where match.matches(properties) {
+                roles.anchors.append(Int32(i))
+                break
+            }
+        }
+        roles.excluded = exclusions.contains { e in
+            if case .window(let match) = e.source { return match.matches(properties) }
+            return false
+        }
+        return roles
+    }
+
+    /// Every window match in the config: popups, anchors and exclusions.
+    public var windowMatches: [WindowMatch] {
+        var matches: [WindowMatch] = []
+        for p in popups {
+            for case .window(let m) in [p.source] + p.anchors { matches.append(m) }
+        }
+        for case .window(let m) in exclusions.map(\.source) { matches.append(m) }
+        return matches
+    }
+
     /// A rectangle from the config on screen: relative to its output's origin when it names one.
     /// nil when the output is not connected.
     public static func screenRect(_ rect: Rect, output: String?, outputs: [String: Rect]) -> Rect? {
@@ -50,6 +78,16 @@ public final class ClickModel: Sendable {
         guard let o = outputs[output] else { return nil }
         return rect.offsetBy(dx: o.x, dy: o.y)
     }
+}
+
+/// The parts a window plays in the config.
+public struct WindowRoles: Sendable, Equatable {
+    public var popup: Int32?
+    public var anchors: [Int32] = []
+    public var excluded = false
+
+    /// Whether the window plays no part at all.
+    public var isNone: Bool { popup == nil && anchors.isEmpty && !excluded }
 }
 
 struct PopupTraits: Sendable {

@@ -48,18 +48,26 @@ public struct WindowMatch: Hashable, Sendable {
     public var titleGlob: String?
     /// _NET_WM_WINDOW_TYPE without its prefix, lower case: "dialog", "popup_menu", ...
     public var type: String?
+    /// A Wayland toplevel's app_id (xdg_toplevel.set_app_id), exact.
+    public var appId: String?
 
     public init(windowClass: String? = nil, instance: String? = nil, title: String? = nil,
-                titleGlob: String? = nil, type: String? = nil) {
+                titleGlob: String? = nil, type: String? = nil, appId: String? = nil) {
         self.windowClass = windowClass
         self.instance = instance
         self.title = title
         self.titleGlob = titleGlob
         self.type = type
+        self.appId = appId
     }
 
     public var isEmpty: Bool {
-        windowClass == nil && instance == nil && title == nil && titleGlob == nil && type == nil
+        windowClass == nil && instance == nil && title == nil && titleGlob == nil && type == nil && appId == nil
+    }
+
+    /// The X11-only keys this match uses (`class`, `instance`, `type`), by their config names.
+    public var x11OnlyKeys: [String] {
+        [("class", windowClass), ("instance", instance), ("type", type)].compactMap { $0.1 == nil ? nil : $0.0 }
     }
 
     /// The properties of a real window, as read by a backend.
@@ -68,11 +76,14 @@ public struct WindowMatch: Hashable, Sendable {
         public var instance: String?
         public var title: String?
         public var types: [String]
-        public init(windowClass: String? = nil, instance: String? = nil, title: String? = nil, types: [String] = []) {
+        public var appId: String?
+        public init(windowClass: String? = nil, instance: String? = nil, title: String? = nil, types: [String] = [],
+                    appId: String? = nil) {
             self.windowClass = windowClass
             self.instance = instance
             self.title = title
             self.types = types
+            self.appId = appId
         }
     }
 
@@ -83,6 +94,7 @@ public struct WindowMatch: Hashable, Sendable {
         if let t = title, t != p.title { return false }
         if let g = titleGlob, !Glob.matches(g, p.title ?? "") { return false }
         if let t = type, !p.types.contains(t) { return false }
+        if let a = appId, a != p.appId { return false }
         return true
     }
 
@@ -198,6 +210,7 @@ public enum Backend: String, Sendable, CaseIterable {
     case auto
     case x11Grab = "x11-grab"
     case x11Shield = "x11-shield"
+    case wayland
 }
 
 public enum LogLevel: String, Sendable, CaseIterable {

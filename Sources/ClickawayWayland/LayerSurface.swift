@@ -108,7 +108,7 @@ public final class LayerSurface {
         }
         if size.map({ $0 != (width, height) }) ?? true {
             do {
-                let newBuffer = try makeTransparentBuffer(width: width, height: height)
+                let newBuffer = try client.makeTransparentBuffer(width: width, height: height)
                 wl_surface_attach(surface, newBuffer, 0, 0)
                 wl_surface_damage_buffer(surface, 0, 0, width, height)
                 if let buffer { wl_buffer_destroy(buffer) }
@@ -120,22 +120,5 @@ public final class LayerSurface {
         }
         applyInputRegion()
         wl_surface_commit(surface)
-    }
-
-    /// An ARGB8888 buffer of zeros (fully transparent): a new memfd is all zeros, so
-    /// nothing needs to be written or mapped.
-    private func makeTransparentBuffer(width: Int32, height: Int32) throws -> OpaquePointer {
-        let stride = width * 4
-        let byteCount = Int(stride) * Int(height)
-        let fd = cwl_memfd_create("clickaway-overlay")
-        guard fd >= 0 else { throw WaylandError.systemCall("memfd_create for a \(width)x\(height) buffer", errno: errno) }
-        defer { close(fd) }
-        guard ftruncate(fd, off_t(byteCount)) == 0 else {
-            throw WaylandError.systemCall("ftruncate of a \(byteCount)-byte buffer", errno: errno)
-        }
-        // The pool may go at once: the buffer keeps the memory alive in the compositor.
-        let pool = wl_shm_create_pool(client.shm!, fd, Int32(byteCount))!
-        defer { wl_shm_pool_destroy(pool) }
-        return wl_shm_pool_create_buffer(pool, 0, width, height, stride, WL_SHM_FORMAT_ARGB8888.rawValue)!
     }
 }

@@ -22,7 +22,7 @@ public struct OverlayClick: Hashable, Sendable, CustomStringConvertible {
 public final class Overlay {
     public let client: WaylandClient
     private var surfaces: [OutputID: LayerSurface] = [:]
-    private var holes: [Rect] = []
+    public private(set) var holes: [Rect] = []
     /// The layer-shell namespace, which compositors show in their layer listings.
     public static let namespace = "clickaway"
 

@@ -37,6 +37,12 @@ public enum PointerButton {
         default: nil
         }
     }
+
+    /// The X11 number of a button code, the numbering the config's `buttons` uses; nil for
+    /// buttons X11 has no number for.
+    public static func x11Button(code: UInt32) -> UInt8? {
+        (1...9).first { Self.code(x11Button: UInt8($0)) == code }.map(UInt8.init)
+    }
 }
 
 /// A bound wl_seat and, while the seat has the pointer capability, its wl_pointer. The

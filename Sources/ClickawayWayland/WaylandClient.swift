@@ -1,6 +1,7 @@
 import CWaylandClient
 import CWaylandProtocols
 import ClickawayCore
+import Glibc
 
 /// A connection with the globals clickaway uses bound: compositor, shm, the first seat,
 /// every output (with its xdg-output name and position), layer-shell and the virtual
@@ -10,14 +11,16 @@ public final class WaylandClient {
     private let registry: OpaquePointer
     private let registryListener: Listener<wl_registry_listener>
 
-    private(set) var compositor: OpaquePointer?
-    private(set) var shm: OpaquePointer?
+    package private(set) var compositor: OpaquePointer?
+    package private(set) var shm: OpaquePointer?
     private(set) var layerShell: OpaquePointer?
     private(set) var virtualPointerManager: OpaquePointer?
     private var outputManager: OpaquePointer?
     /// The first wl_seat the registry announced; wlroots compositors have one.
     public private(set) var seat: Seat?
     private var outputsByGlobal: [UInt32: Output] = [:]
+    /// Every global announced, by interface name: for binding what this class does not.
+    private var globals: [String: (name: UInt32, version: UInt32)] = [:]
 
     /// Connects (see `WaylandConnection.init`) and waits until the globals and the outputs'
     /// names, positions and sizes are known.
@@ -83,7 +86,33 @@ public final class WaylandClient {
     /// The bound wl_output of an output, for requests that name one.
     func outputProxy(_ id: OutputID) -> OpaquePointer? { outputsByGlobal[id.rawValue]?.proxy }
 
+    /// Binds a global this class does not bind itself (a test's xdg_wm_base); nil when the
+    /// compositor does not offer it. The caller owns the proxy.
+    package func bindGlobal(_ interfaceName: String, _ interface: UnsafePointer<wl_interface>, maxVersion: UInt32) -> OpaquePointer? {
+        guard let global = globals[interfaceName] else { return nil }
+        return bind(global.name, interface, min(global.version, maxVersion))
+    }
+
+    /// An ARGB8888 buffer of zeros (fully transparent): a new memfd is all zeros, so
+    /// nothing needs to be written or mapped.
+    package func makeTransparentBuffer(width: Int32, height: Int32) throws -> OpaquePointer {
+        guard let shm else { throw WaylandError.missingGlobal(interface: "wl_shm", purpose: "for a surface's buffer") }
+        let stride = width * 4
+        let byteCount = Int(stride) * Int(height)
+        let fd = cwl_memfd_create("clickaway-overlay")
+        guard fd >= 0 else { throw WaylandError.systemCall("memfd_create for a \(width)x\(height) buffer", errno: errno) }
+        defer { close(fd) }
+        guard ftruncate(fd, off_t(byteCount)) == 0 else {
+            throw WaylandError.systemCall("ftruncate of a \(byteCount)-byte buffer", errno: errno)
+        }
+        // The pool may go at once: the buffer keeps the memory alive in the compositor.
+        let pool = wl_shm_create_pool(shm, fd, Int32(byteCount))!
+        defer { wl_shm_pool_destroy(pool) }
+        return wl_shm_pool_create_buffer(pool, 0, width, height, stride, WL_SHM_FORMAT_ARGB8888.rawValue)!
+    }
+
     private func announce(name: UInt32, interface: String, version: UInt32) {
+        globals[interface] = (name, version)
         switch interface {
         case "wl_compositor" where compositor == nil:
             compositor = bind(name, cwl_compositor_interface(), min(version, 4))

@@ -11,7 +11,7 @@ import SystemPackage
 public final class WaylandConnection {
     /// What was connected to: a name in `$XDG_RUNTIME_DIR`, or an absolute socket path.
     public let display: String
-    let pointer: OpaquePointer
+    package let pointer: OpaquePointer
 
     /// Connects to `display` (a socket name in `$XDG_RUNTIME_DIR` or an absolute path), or
     /// to `$WAYLAND_DISPLAY` when nil.
@@ -98,10 +98,10 @@ public final class WaylandConnection {
 
 /// A C struct of listener functions at a fixed address, for as long as its owner lives:
 /// libwayland keeps the pointer given to `*_add_listener` and calls through it on dispatch.
-final class Listener<Functions> {
-    let pointer: UnsafeMutablePointer<Functions>
+package final class Listener<Functions> {
+    package let pointer: UnsafeMutablePointer<Functions>
 
-    init(_ functions: Functions) {
+    package init(_ functions: Functions) {
         pointer = .allocate(capacity: 1)
         pointer.initialize(to: functions)
     }
@@ -113,7 +113,7 @@ final class Listener<Functions> {
 }
 
 /// The object behind a listener's `data` argument.
-func owner<T: AnyObject>(_ data: UnsafeMutableRawPointer?, as type: T.Type) -> T {
+package func owner<T: AnyObject>(_ data: UnsafeMutableRawPointer?, as type: T.Type) -> T {
     Unmanaged<T>.fromOpaque(data!).takeUnretainedValue()
 }
 

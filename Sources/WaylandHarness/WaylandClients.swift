@@ -25,22 +25,22 @@ extension WaylandConnection {
     }
 }
 
-/// A test client with a transparent surface covering one output on the top layer, below
-/// the overlay layer: it records the pointer buttons it receives, like a window that a
-/// click passing through the overlay would reach.
+/// A test client with a transparent surface covering one output on a layer below the
+/// overlay (top, or background to lie under windows too): it records the pointer buttons
+/// it receives, like a window that a click passing through the overlay would reach.
 public final class ClickRecorder {
     public let client: WaylandClient
     private let surface: LayerSurface
     public let output: OutputInfo
     private var received: [PointerButtonEvent] = []
 
-    public init(display: String, output name: String, timeout: Duration = .seconds(5)) throws {
+    public init(display: String, output name: String, layer: Layer = .top, timeout: Duration = .seconds(5)) throws {
         client = try WaylandClient(display: display)
         guard let output = client.outputs.first(where: { $0.name == name }) else {
             throw HarnessError("the test client sees no output \(name); it sees \(client.outputs)")
         }
         self.output = output
-        surface = try LayerSurface(client: client, output: output.id, layer: .top, namespace: "clickaway-test-below")
+        surface = try LayerSurface(client: client, output: output.id, layer: layer, namespace: "clickaway-test-below")
         try client.connection.wait(for: "the test client's surface on \(name) to be configured", timeout: timeout) {
             try surface.checkFailure()
             return surface.isMapped ? true : nil

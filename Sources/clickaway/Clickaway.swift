@@ -2,6 +2,7 @@ import ArgumentParser
 import ClickawayConfig
 import ClickawayControl
 import ClickawayCore
+import ClickawayWayland
 import ClickawayX11
 import Glibc
 import Logging
@@ -12,9 +13,10 @@ struct Clickaway: ParsableCommand {
         commandName: "clickaway",
         abstract: "Close popups when you click outside them.",
         discussion: """
-            Watches pointer input on the X server, hit-tests each click against the popups \
-            described in ~/.config/clickaway/config.toml, dismisses the popups a click lands \
-            outside of and lets clicks inside them pass. The configuration is reloaded when \
+            Watches pointer input on the X server or a Wayland compositor with layer-shell, \
+            hit-tests each click against the popups described in \
+            ~/.config/clickaway/config.toml, dismisses the popups a click lands outside of and \
+            lets clicks inside them pass. The configuration is reloaded when \
             its files change, on SIGHUP and on `clickawayctl reload`; SIGTERM and SIGINT release \
             every grab and exit. Under systemd (Type=notify) it reports readiness and pings \
             the watchdog itself.
@@ -23,7 +25,7 @@ struct Clickaway: ParsableCommand {
     @Option(name: .long, help: "Read this file instead of config.toml and conf.d/*.toml.")
     var config: String?
 
-    @Option(name: .long, help: "auto, x11-grab or x11-shield (overrides [settings] backend).")
+    @Option(name: .long, help: "auto, x11-grab, x11-shield or wayland (overrides [settings] backend). auto is wayland when WAYLAND_DISPLAY is set and --display is not given.")
     var backend: String?
 
     @Option(name: .long, help: "error, warning, info, debug or trace (overrides [settings] log_level).")
@@ -53,29 +55,71 @@ struct Clickaway: ParsableCommand {
         logger.logLevel = Logger.Level(LogLevel(rawValue: logLevel ?? "") ?? loaded.model.settings.logLevel)
         for note in loaded.notes { logger.notice("\(note)") }
 
+        let requested = backend.flatMap(Backend.init(rawValue:))
+        let chosen = requested ?? loaded.model.settings.backend
+        let waylandDisplay = environment["WAYLAND_DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
+        let daemon: Daemon
+        if chosen == .wayland || (chosen == .auto && waylandDisplay != nil && display == nil) {
+            daemon = startOnWayland(loaded, backend: requested, environment: environment, logger: logger)
+        } else {
+            daemon = startOnX(loaded, backend: requested, environment: environment, logger: logger)
+        }
+        let status = daemon.run()
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    /// The display first, then the control socket: a daemon that cannot reach its display
+    /// leaves nothing behind.
+    private func controlServer(_ environment: [String: String]) -> ControlServer {
+        Signals.install()
+        do {
+            return try ControlServer(directory: try ControlPath.directory(environment: environment))
+        } catch {
+            fail("\(error)")
+        }
+    }
+
+    private func startOnX(_ loaded: LoadedConfig, backend: Backend?, environment: [String: String], logger: Logger) -> Daemon {
         let x: XConnection
         do {
             x = try XConnection(display: display)
         } catch {
             fail("\(error)")
         }
-        Signals.install()
-        let control: ControlServer
+        let control = controlServer(environment)
         do {
-            control = try ControlServer(directory: try ControlPath.directory(environment: environment))
-        } catch {
-            fail("\(error)")
-        }
-        let daemon: Daemon
-        do {
-            daemon = try Daemon(x: x, config: loaded, configFile: config, backend: backend.flatMap(Backend.init(rawValue:)),
-                                control: control,
-                                notifier: SystemdNotifier(environment: environment), logger: logger)
+            return try X11Daemon(x: x, config: loaded, configFile: config, backend: backend, control: control,
+                                 notifier: SystemdNotifier(environment: environment), logger: logger)
         } catch {
             fail("cannot set up on the X server \(x.display): \(error)")
         }
-        let status = daemon.run()
-        if status != 0 { throw ExitCode(status) }
+    }
+
+    /// The compositor must offer layer-shell; sway's IPC is used when $SWAYSOCK is set.
+    private func startOnWayland(_ loaded: LoadedConfig, backend: Backend?, environment: [String: String],
+                                logger: Logger) -> Daemon {
+        guard let name = environment["WAYLAND_DISPLAY"].flatMap({ $0.isEmpty ? nil : $0 }) else {
+            fail("backend \"wayland\" needs WAYLAND_DISPLAY, which is not set: start clickaway inside the Wayland session "
+                 + "(systemd: `systemctl --user import-environment WAYLAND_DISPLAY`)")
+        }
+        let client: WaylandClient
+        do {
+            client = try WaylandClient(display: name)
+        } catch {
+            fail("\(error)")
+        }
+        let control = controlServer(environment)
+        do {
+            return try WaylandDaemon(client: client, config: loaded, configFile: config, backend: backend, control: control,
+                                     notifier: SystemdNotifier(environment: environment),
+                                     swaySocket: environment["SWAYSOCK"].flatMap { $0.isEmpty ? nil : $0 }, logger: logger)
+        } catch WaylandError.missingGlobal(let interface, let purpose) where interface == "zwlr_layer_shell_v1" {
+            fail("the compositor on \(client.connection.display) does not offer \(interface), which clickaway needs \(purpose). "
+                 + "wlroots compositors (sway, Hyprland, river, labwc, wayfire), KDE and niri offer it; GNOME does not. "
+                 + "Under Xwayland, --backend x11-grab sees X clients only.")
+        } catch {
+            fail("cannot set up on the Wayland display \(client.connection.display): \(error)")
+        }
     }
 
     /// One clear message on stderr, exit status 1.

@@ -1,7 +1,6 @@
 import ClickawayConfig
 import ClickawayControl
 import ClickawayCore
-import ClickawayX11
 
 /// The control socket's requests: one JSON object per line, `{"request":NAME,...}`, each
 /// answered with one line `{"ok":true,...}` or `{"ok":false,"error":"..."}`.
@@ -35,23 +34,10 @@ extension Daemon {
         control.send(reply.text, to: request.client)
     }
 
-    /// Answers after one round trip to the X server and after handling every event the
-    /// server sent before it: the caller then sees the daemon in a settled state.
+    /// Answers once the display has handled everything sent before the request: the
+    /// caller then sees the daemon in a settled state.
     private func sync() -> JSON {
-        do {
-            try x.sync()
-        } catch {
-            return JSONReply.error("X server round trip failed: \(error)")
-        }
-        while let event = x.pollQueuedEvent() { handle(event) }
-        // A second round trip: the AllowEvents and dismiss requests those events caused
-        // have been processed by the server when the caller hears back.
-        do {
-            try x.sync()
-        } catch {
-            return JSONReply.error("X server round trip failed: \(error)")
-        }
-        return JSONReply.ok()
+        syncDisplay().map(JSONReply.error) ?? JSONReply.ok()
     }
 
     private func reloadReply() -> JSON {
@@ -88,7 +74,7 @@ extension Daemon {
                 return JSONReply.error("popup \"\(name)\" is placed on output \"\(output)\", which is not connected "
                                        + "(connected: \(engine.outputs.keys.sorted().joined(separator: ", ")))")
             }
-            rectOpen.append((name, clock.now(), nextRectID))
+            rectOpen.append((name, now(), nextRectID))
             nextRectID += 1
         } else if !open && isOpen {
             // Closing a parent closes its open children, as a dismissal would.
@@ -114,43 +100,26 @@ extension Daemon {
         }
         let button = message["button"]?.intValue ?? 1
         guard let b = UInt8(exactly: button), b >= 1 else { return JSONReply.error("button must be 1 to 255, not \(button)") }
-        let explanation = engine.explain(button: b, x: x32, y: y32, time: clock.now())
+        let explanation = engine.explain(button: b, x: x32, y: y32, time: now())
         return JSONReply.ok([("explanation", explanation.json), ("text", .string(explanation.humanText))])
     }
 
     func status() -> [(String, JSON)] {
-        let combos = { (list: [Grabs.Combination]) in
-            JSON.array(list.map { .object([("button", .int(Int64($0.button))), ("modifiers", .string(self.grabs.describe($0.modifiers)))]) })
-        }
-        let refused = JSON.array(grabs.refused.map { combo, error in
-            .object([("button", .int(Int64(combo.button))), ("modifiers", .string(grabs.describe(combo.modifiers))),
-                     ("error", .string(error.name))])
-        })
-        return [
-            ("backend", .string(interception.rawValue)),
-            ("fallback", fallbackReason.map(JSON.string) ?? .null),
-            ("display", .string(x.display)),
+        let display = displayStatus()
+        return [("backend", .string(interceptionName))] + display.identity + [
             ("config", .array(config.files.map(JSON.string))),
             ("popups", .int(Int64(config.popupCount))),
             ("rejected", rejected.map(JSON.string) ?? .null),
-            ("grab", .object([
-                ("active", .bool(grabs.isGrabbing)),
-                ("buttons", .array(grabs.buttons.buttons.map { .int(Int64($0)) })),
-                ("held", combos(grabs.held)),
-                ("refused", refused),
-            ])),
-            ("shield", shield.map { s in
-                .object([("window", .string(hex(s.window))), ("mapped", .bool(s.mapped)),
-                         ("holes", .array(s.holes.map { r in .array([r.x, r.y, r.width, r.height].map { .int(Int64($0)) }) }))])
-            } ?? .null),
-            ("escape", .object([
-                ("active", .bool(escape.isGrabbing)),
-                ("refused", .array(escape.refused.map { .object([("modifiers", .string(grabs.describe($0.modifiers))),
-                                                                 ("error", .string($0.error.name))]) })),
-            ])),
+            ("unavailable", .array(unavailableSources.map(JSON.string))),
+        ] + display.details + [
             ("open", .array(engine.open.map { .object(popupFields($0)) })),
             ("monitors", .int(Int64(control.subscriberCount))),
             ("last_error", lastError.map(JSON.string) ?? .null),
         ]
     }
+}
+
+extension Rect {
+    /// `[x, y, width, height]`, as `status` and `monitor` write rectangles.
+    var json: JSON { .array([x, y, width, height].map { .int(Int64($0)) }) }
 }

@@ -8,7 +8,7 @@ import Logging
 /// window is the frame: its rectangle is the popup's, its client is what gets dismissed.
 ///
 /// Everything here runs on window events, never on a press: round trips are allowed.
-final class WindowTracker {
+final class WindowTracker: WindowSource {
     struct Tracked {
         var client: WindowID
         var rect: Rect
@@ -28,15 +28,11 @@ final class WindowTracker {
     private(set) var stacking: [WindowID] = []
     /// Mapped top-level windows that play a role, by top-level id.
     private(set) var tracked: [WindowID: Tracked] = [:]
-    /// Clients dismissed and not yet gone, with the time (monotonic ms) after which a window
-    /// still mapped counts as open again: its program ignored the request or the command failed.
-    private var closing: [WindowID: Int64] = [:]
+    /// Clients dismissed and not yet gone.
+    var closing = ClosingWindows()
     /// The client window of every viewable top-level window looked at, matching or not: a
     /// title or class that changes later is matched again (PropertyNotify on the client).
     private var clients: [WindowID: WindowID] = [:]
-    /// How long a dismissed window may stay mapped before it counts as open again.
-    static let closeTimeoutMs: Int64 = 2000
-
     /// The properties whose change can change a match: titles only when some rule uses
     /// one, so that windows retitling themselves (terminals, progress) cost nothing.
     private var matchedAtoms: [Atom] = []
@@ -61,11 +57,11 @@ final class WindowTracker {
         self.model = model
         matchedAtoms = Self.matchedAtoms(for: model, atoms: x.atoms)
         for (top, t) in tracked {
-            let roles = self.roles(for: t.properties)
+            let roles = model.roles(for: t.properties)
             tracked[top]?.popup = roles.popup
             tracked[top]?.anchorOf = roles.anchors
             tracked[top]?.excluded = roles.excluded
-            if roles.popup == nil && roles.anchors.isEmpty && !roles.excluded { tracked[top] = nil }
+            if roles.isNone { tracked[top] = nil }
         }
         for window in stacking where tracked[window] == nil { inspect(window, now: now) }
     }
@@ -80,7 +76,7 @@ final class WindowTracker {
             return false
         case .destroyNotify(let e):
             stacking.removeAll { $0 == e.window }
-            closing[e.window] = nil
+            closing.cancel(e.window)
             clients[e.window] = nil
             return forget(e.window)
         case .unmapNotify(let e) where e.event == x.root:
@@ -116,40 +112,14 @@ final class WindowTracker {
     }
 
     private static func matchedAtoms(for model: ClickModel, atoms: StandardAtoms) -> [Atom] {
-        var matches: [WindowMatch] = []
-        for p in model.popups {
-            for case .window(let m) in [p.source] + p.anchors { matches.append(m) }
-        }
-        for case .window(let m) in model.exclusions.map(\.source) { matches.append(m) }
-        let byTitle = matches.contains { $0.title != nil || $0.titleGlob != nil }
+        let byTitle = model.windowMatches.contains { $0.title != nil || $0.titleGlob != nil }
         return [StandardAtoms.wmClass, atoms.netWMWindowType] + (byTitle ? [StandardAtoms.wmName, atoms.netWMName] : [])
-    }
-
-    /// The client was asked to close: it no longer counts as open, even before it unmaps,
-    /// unless it is still mapped `closeTimeoutMs` from now.
-    func markClosing(client: WindowID, now: Int64) { closing[client] = now + Self.closeTimeoutMs }
-
-    /// The dismissal failed (its command exited with an error): the window counts as open
-    /// again at once. Returns false when it is gone or was not closing.
-    func cancelClosing(client: WindowID) -> Bool {
-        guard closing.removeValue(forKey: client) != nil else { return false }
-        return trackedClient(client) != nil
-    }
-
-    /// When the next dismissed window's time to disappear runs out, if any is pending.
-    var nextClosingDeadline: Int64? { closing.values.min() }
-
-    /// Dismissed windows still mapped after their time ran out; they count as open again.
-    func expireClosing(now: Int64) -> [WindowID] {
-        let expired = closing.filter { $0.value <= now }.map(\.key)
-        for client in expired { closing[client] = nil }
-        return expired.filter { trackedClient($0) != nil }
     }
 
     /// Open popup instances, bottom to top, keyed by client window.
     func openInstances() -> [PopupInstance] {
         stacking.compactMap { top in
-            guard let t = tracked[top], let popup = t.popup, closing[t.client] == nil else { return nil }
+            guard let t = tracked[top], let popup = t.popup, !closing.contains(t.client) else { return nil }
             return PopupInstance(popup: popup, rect: t.rect, openedAt: t.openedAt, id: UInt64(t.client))
         }
     }
@@ -167,6 +137,10 @@ final class WindowTracker {
         tracked.values.first { $0.client == client }
     }
 
+    func isPresent(_ window: UInt32) -> Bool { trackedClient(window) != nil }
+
+    func describe(_ window: UInt32) -> String { hex(window) }
+
     // MARK: -
 
     private func restack(_ window: WindowID, above sibling: WindowID) {
@@ -183,7 +157,7 @@ final class WindowTracker {
 
     private func forget(_ top: WindowID) -> Bool {
         guard let t = tracked.removeValue(forKey: top) else { return false }
-        closing[t.client] = nil
+        closing.cancel(t.client)
         if let p = t.popup {
             logger.info("popup closed", metadata: ["popup": "\(model.popups[Int(p)].name)", "window": "\(hex(t.client))"])
         }
@@ -204,13 +178,13 @@ final class WindowTracker {
             guard let client = try findClient(top, depth: 2) else { return false }
             if clients.updateValue(client, forKey: top) != client { x.watchProperties(client) }
             let properties = try x.windowProperties(client)
-            let roles = roles(for: properties)
-            guard roles.popup != nil || !roles.anchors.isEmpty || roles.excluded else { return forget(top) }
+            let roles = model.roles(for: properties)
+            guard !roles.isNone else { return forget(top) }
             let rect = try x.rootRect(top)
             let supportsDelete = try x.supportsDeleteWindow(client)
             // A re-match after a property change keeps the time the popup opened.
             let still = before.flatMap { $0.client == client && $0.popup == roles.popup ? $0 : nil }
-            if still == nil { closing[client] = nil }
+            if still == nil { closing.cancel(client) }
             tracked[top] = Tracked(client: client, rect: rect, properties: properties, supportsDelete: supportsDelete,
                                    popup: roles.popup, anchorOf: roles.anchors, excluded: roles.excluded,
                                    openedAt: still?.openedAt ?? now)
@@ -233,23 +207,6 @@ final class WindowTracker {
             if let found = try findClient(child, depth: depth - 1) { return found }
         }
         return nil
-    }
-
-    private func roles(for properties: WindowMatch.Properties) -> (popup: Int32?, anchors: [Int32], excluded: Bool) {
-        var popup: Int32?
-        var anchors: [Int32] = []
-        for (i, p) in model.popups.enumerated() {
-            if popup == nil, case .window(let match) = p.source, match.matches(properties) { popup = Int32(i) }
-            for case .window(let match) in p.anchors where match.matches(properties) {
-                anchors.append(Int32(i))
-                break
-            }
-        }
-        let excluded = model.exclusions.contains { e in
-            if case .window(let match) = e.source { return match.matches(properties) }
-            return false
-        }
-        return (popup, anchors, excluded)
     }
 }
 

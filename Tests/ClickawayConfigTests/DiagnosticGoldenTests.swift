@@ -190,7 +190,7 @@ import Testing
     @Test func everyErrorOfOneRun() {
         let text = """
             [settings]
-            backend = "wayland"
+            backend = "weyland"
             log_level = "verbose"
 
             [[popup]]
@@ -207,8 +207,8 @@ import Testing
             output = "DP-1"
             """
         #expect(rendered(text) == """
-            /home/u/.config/clickaway/config.toml:2:11: error: settings → backend: backend "wayland" is not available in this version yet; use "auto", "x11-grab" or "x11-shield"
-                2 | backend = "wayland"
+            /home/u/.config/clickaway/config.toml:2:11: error: settings → backend: expected "auto", "x11-grab", "x11-shield" or "wayland", found "weyland"; did you mean "wayland"?
+                2 | backend = "weyland"
                   |           ^^^^^^^^^
 
             /home/u/.config/clickaway/config.toml:3:13: error: settings → log_level: expected "error", "warning", "info", "debug" or "trace", found "verbose"
@@ -322,7 +322,7 @@ import Testing
             slop = [1, 2]
             """
         #expect(rendered(text) == """
-            /home/u/.config/clickaway/config.toml:4:48: error: popup "p" → anchor #2 → window: expected at least one of class, instance, title, title_glob, type
+            /home/u/.config/clickaway/config.toml:4:48: error: popup "p" → anchor #2 → window: expected at least one of class, instance, title, title_glob, type, app_id
                 4 | anchors = [{ rect = [0, 0, 1, 1] }, { window = {} }, 3]
                   |                                                ^^
 

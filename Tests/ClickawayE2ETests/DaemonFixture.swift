@@ -5,17 +5,13 @@ import Foundation
 import Testing
 import XTestHarness
 
-/// A real Xvfb (and openbox when asked), a real `clickaway` process with its own config
-/// and runtime directory, a test client for windows and XTest for input.
-/// Tests wait on `sync()` (the daemon's I3_SYNC), never on sleeps.
-final class DaemonFixture {
-    let xvfb: XvfbServer
-    let windowManager: WindowManager?
+/// A real `clickaway` process with its own config and runtime directory, and its control
+/// socket. Tests wait on `sync()` (the daemon's I3_SYNC), never on sleeps. `DaemonFixture`
+/// runs it on Xvfb, `WaylandDaemonFixture` under headless sway.
+class DaemonRun {
     let directory: URL
     let runtimeDirectory: URL
     let configPath: String
-    let client: TestClient
-    let input: XTestInput
     private(set) var daemon: ChildProcess?
 
     static var buildDirectory: URL {
@@ -23,37 +19,30 @@ final class DaemonFixture {
             .deletingLastPathComponent()
     }
 
-    /// How the daemon takes clicks; every shared end-to-end case runs with both.
-    let backend: XBackend
-
-    init(config: String, openbox: Bool = false, backend: XBackend = .grab) throws {
-        self.backend = backend
-        xvfb = try XvfbServer()
-        windowManager = openbox ? try WindowManager(display: xvfb.display) : nil
+    init(config: String) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("clickaway-e2e-\(UUID().uuidString)")
         runtimeDirectory = directory.appendingPathComponent("run")
         try FileManager.default.createDirectory(at: runtimeDirectory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         configPath = directory.appendingPathComponent("config.toml").path
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
-        client = try TestClient(display: xvfb.display)
-        input = try XTestInput(display: xvfb.display)
     }
 
     deinit {
         stopDaemon()
-        windowManager?.stop()
-        xvfb.stop()
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// What the daemon and clickawayctl run with: this run's directories, and the display.
     var environment: [String: String] {
         var env = ProcessInfo.processInfo.environment
-        env["DISPLAY"] = xvfb.display
         env["XDG_RUNTIME_DIR"] = runtimeDirectory.path
         env["XDG_CONFIG_HOME"] = directory.path
         return env
     }
+
+    /// The daemon's `--backend` and other display arguments.
+    var displayArguments: [String] { [] }
 
     var log: String { daemon.flatMap { try? String(contentsOfFile: $0.logPath, encoding: .utf8) } ?? "" }
 
@@ -67,7 +56,7 @@ final class DaemonFixture {
             throw HarnessError("\(binary) is not built: run `swift build` before `swift test` (`make test` does both)")
         }
         let p = try ChildProcess([binary] + (useConfigFile ? ["--config", configPath] : [])
-                                 + ["--log-level", "debug", "--backend", backend.rawValue] + extraArguments,
+                                 + ["--log-level", "debug"] + displayArguments + extraArguments,
                                  environment: environment.merging(extraEnvironment) { $1 })
         daemon = p
         let deadline = ContinuousClock.now + .seconds(10)
@@ -100,7 +89,7 @@ final class DaemonFixture {
         return reply
     }
 
-    /// Returns once the daemon has handled everything the X server sent before now.
+    /// Returns once the daemon has handled everything the display sent before now.
     func sync() throws { _ = try request("sync") }
 
     func status() throws -> JSON { try request("status") }
@@ -108,6 +97,43 @@ final class DaemonFixture {
     func openPopups() throws -> [String] {
         try status()["open"]?.arrayValue?.compactMap { $0["popup"]?.stringValue } ?? []
     }
+}
+
+/// A real Xvfb (and openbox when asked), the daemon on it, a test client for windows and
+/// XTest for input.
+final class DaemonFixture: DaemonRun {
+    let xvfb: XvfbServer
+    let windowManager: WindowManager?
+    let client: TestClient
+    let input: XTestInput
+
+    /// How the daemon takes clicks; every shared end-to-end case runs with both.
+    let backend: XBackend
+
+    init(config: String, openbox: Bool = false, backend: XBackend = .grab) throws {
+        self.backend = backend
+        xvfb = try XvfbServer()
+        windowManager = openbox ? try WindowManager(display: xvfb.display) : nil
+        client = try TestClient(display: xvfb.display)
+        input = try XTestInput(display: xvfb.display)
+        try super.init(config: config)
+    }
+
+    deinit {
+        stopDaemon()
+        windowManager?.stop()
+        xvfb.stop()
+    }
+
+    /// Xvfb's display, and no Wayland display: `auto` would choose it over X.
+    override var environment: [String: String] {
+        var env = super.environment
+        env["DISPLAY"] = xvfb.display
+        env["WAYLAND_DISPLAY"] = nil
+        return env
+    }
+
+    override var displayArguments: [String] { ["--backend", backend.rawValue] }
 
     /// Whether clicks go through the daemon now: grabs held, or the shield mapped.
     func isIntercepting() throws -> Bool {
@@ -166,8 +192,8 @@ struct ProgramRun {
     }
 }
 
-extension DaemonFixture {
-    /// Runs the built `clickawayctl` against this fixture's daemon and X server.
+extension DaemonRun {
+    /// Runs the built `clickawayctl` against this fixture's daemon and display.
     func ctl(_ arguments: [String]) throws -> ProgramRun {
         try ProgramRun.run(Self.buildDirectory.appendingPathComponent("clickawayctl"), arguments, environment: environment)
     }

@@ -1,0 +1,137 @@
+import Glibc
+import SystemPackage
+
+/// One connection to sway's IPC socket (the i3 IPC protocol): messages are "i3-ipc", a
+/// 32-bit payload length and a 32-bit type in host byte order, then JSON. Replies come in
+/// the order of the requests; events (type with the high bit set) come in between once
+/// subscribed.
+///
+/// Non-blocking: `send` queues, `flush` writes what the socket takes, `read` returns the
+/// complete messages received. `call` waits (bounded) for one reply, for start-up and
+/// `sync` only.
+public final class SwayIPC {
+    public enum MessageType: UInt32, Sendable {
+        case runCommand = 0
+        case subscribe = 2
+        case getOutputs = 3
+        case getTree = 4
+    }
+
+    public struct Message: Sendable {
+        public var type: UInt32
+        public var payload: JSON
+        /// Events have the high bit of their type set.
+        public var isEvent: Bool { type & 0x8000_0000 != 0 }
+    }
+
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        public let description: String
+        public init(description: String) { self.description = description }
+    }
+
+    public let path: String
+    public let descriptor: FileDescriptor
+    private var input: [UInt8] = []
+    private var output: [UInt8] = []
+    /// Replies larger than this are a broken peer, not a tree (sway's are kilobytes).
+    static let maxPayload = 64 << 20
+
+    public init(path: String) throws(Failure) {
+        self.path = path
+        guard let address = unixAddress(path) else {
+            throw Failure(description: "sway's IPC path ($SWAYSOCK) is too long for a socket address: \(path)")
+        }
+        do {
+            descriptor = try newStreamSocket()
+        } catch {
+            throw Failure(description: "cannot create a socket for sway's IPC: \(error)")
+        }
+        guard withSockaddr(address, { connect(descriptor.rawValue, $0, $1) }) == 0 else {
+            let reason = Errno(rawValue: errno)
+            try? descriptor.close()
+            throw Failure(description: "cannot connect to sway's IPC at \(path) ($SWAYSOCK): \(reason)")
+        }
+        setNonBlocking(descriptor)
+    }
+
+    deinit { try? descriptor.close() }
+
+    /// Queues one request; `flush` sends it.
+    public func send(_ type: MessageType, _ payload: String = "") {
+        let body = Array(payload.utf8)
+        output += Array("i3-ipc".utf8)
+        withUnsafeBytes(of: UInt32(body.count)) { output += $0 }
+        withUnsafeBytes(of: type.rawValue) { output += $0 }
+        output += body
+    }
+
+    /// Writes what the socket takes now. Returns whether more is left to write.
+    @discardableResult
+    public func flush() throws(Failure) -> Bool {
+        while !output.isEmpty {
+            let n = output.withUnsafeBytes { write(descriptor.rawValue, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EAGAIN || errno == EINTR { return true }
+                throw Failure(description: "cannot write to sway's IPC at \(path): \(Errno(rawValue: errno))")
+            }
+            output.removeFirst(n)
+        }
+        return false
+    }
+
+    /// Reads what the socket holds and returns the complete messages, oldest first.
+    public func read() throws(Failure) -> [Message] {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(descriptor.rawValue, $0.baseAddress, $0.count) }
+            if n > 0 {
+                input += buffer[..<n]
+                continue
+            }
+            if n == 0 { throw Failure(description: "sway closed its IPC connection at \(path)") }
+            if errno == EINTR { continue }
+            if errno == EAGAIN { break }
+            throw Failure(description: "cannot read from sway's IPC at \(path): \(Errno(rawValue: errno))")
+        }
+        var messages: [Message] = []
+        while input.count >= 14 {
+            guard input.prefix(6).elementsEqual("i3-ipc".utf8) else {
+                throw Failure(description: "sway's IPC at \(path) sent a message without the i3-ipc header")
+            }
+            let length = Int(input[6..<10].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
+            let type = input[10..<14].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
+            guard length <= Self.maxPayload else {
+                throw Failure(description: "sway's IPC at \(path) announced a \(length)-byte message")
+            }
+            guard input.count >= 14 + length else { break }
+            let text = String(decoding: input[14..<(14 + length)], as: UTF8.self)
+            input.removeFirst(14 + length)
+            do {
+                messages.append(Message(type: type, payload: try JSON.parse(text)))
+            } catch {
+                throw Failure(description: "sway's IPC at \(path) sent malformed JSON: \(error)")
+            }
+        }
+        return messages
+    }
+
+    /// Sends one request and waits at most `timeoutMs` for the next reply, which must be
+    /// its own: call it only with no other reply outstanding. Events read meanwhile are
+    /// returned with it, in order.
+    public func call(_ type: MessageType, _ payload: String = "", timeoutMs: Int64 = 2000) throws(Failure) -> (reply: JSON, events: [Message]) {
+        send(type, payload)
+        let deadline = MonotonicClock.milliseconds() + timeoutMs
+        var events: [Message] = []
+        while true {
+            let writing = try flush()
+            for message in try read() {
+                if !message.isEvent { return (message.payload, events) }
+                events.append(message)
+            }
+            let left = deadline - MonotonicClock.milliseconds()
+            guard left > 0 else { throw Failure(description: "sway's IPC at \(path) did not answer within \(timeoutMs) ms") }
+            var p = pollfd(fd: descriptor.rawValue, events: Int16(POLLIN) | (writing ? Int16(POLLOUT) : 0), revents: 0)
+            _ = poll(&p, 1, Int32(left))
+        }
+    }
+}

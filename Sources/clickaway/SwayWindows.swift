@@ -1,0 +1,208 @@
+import ClickawayControl
+import ClickawayCore
+import Glibc
+import Logging
+
+/// Windows on sway, from its IPC: the whole tree (`get_tree`) again after every window or
+/// workspace event. A view's id is its container id; `[con_id=N] kill` closes it.
+///
+/// Two connections: one subscribed to events, one for requests, whose replies come in the
+/// order asked. Nothing here blocks except start-up and `sync()`.
+final class SwayWindows: WindowSource {
+    struct View {
+        var rect: Rect
+        var properties: WindowMatch.Properties
+        var pid: Int32
+        var roles: WindowRoles
+        var openedAt: Int64
+    }
+
+    /// What a reply on the request connection answers.
+    private enum Awaited {
+        case tree
+        case close(UInt32)
+    }
+
+    let socketPath: String
+    private let events: SwayIPC
+    private let requests: SwayIPC
+    private var awaiting: [Awaited] = []
+    /// An event came while a tree was on its way: that tree may be older than the event.
+    private var treeStale = false
+    private var model: ClickModel
+    private let logger: Logger
+    /// Visible views that play a role, by container id.
+    private var views: [UInt32: View] = [:]
+    /// Their ids, bottom to top: per workspace, tiled then floating.
+    private var stacking: [UInt32] = []
+    var closing = ClosingWindows()
+    /// Called after the views changed, outside of `sync()`.
+    var onChange: (() -> Void)?
+    private(set) var failure: String?
+
+    init(socketPath: String, model: ClickModel, logger: Logger) throws(SwayIPC.Failure) {
+        self.socketPath = socketPath
+        self.model = model
+        self.logger = logger
+        events = try SwayIPC(path: socketPath)
+        let subscribed = try events.call(.subscribe, #"["window","workspace"]"#).reply
+        guard subscribed["success"]?.boolValue == true else {
+            throw SwayIPC.Failure(description: "sway refused to send window events at \(socketPath): \(subscribed.text)")
+        }
+        requests = try SwayIPC(path: socketPath)
+        apply(tree: try requests.call(.getTree).reply, now: MonotonicClock.milliseconds())
+    }
+
+    var descriptors: [Int32] { [events.descriptor.rawValue, requests.descriptor.rawValue] }
+    var windowCount: Int { views.count }
+
+    /// Reads both connections: events ask for a new tree, replies are applied.
+    func read() {
+        guard failure == nil else { return }
+        do {
+            if try events.read().contains(where: \.isEvent) { requestTree() }
+            for reply in try requests.read() { handle(reply.payload) }
+            try requests.flush()
+        } catch {
+            failure = "\(error)"
+        }
+    }
+
+    /// Waits (bounded) for the replies on their way, then reads a fresh tree: the caller
+    /// sees every window sway had mapped before the request.
+    func sync() {
+        guard failure == nil else { return }
+        do {
+            let deadline = MonotonicClock.milliseconds() + 2000
+            while !awaiting.isEmpty {
+                try requests.flush()
+                for reply in try requests.read() { handle(reply.payload) }
+                guard !awaiting.isEmpty else { break }
+                let left = deadline - MonotonicClock.milliseconds()
+                guard left > 0 else { throw SwayIPC.Failure(description: "sway's IPC at \(socketPath) did not answer within 2000 ms") }
+                var p = pollfd(fd: requests.descriptor.rawValue, events: Int16(POLLIN), revents: 0)
+                _ = poll(&p, 1, Int32(left))
+            }
+            _ = try events.read()
+            treeStale = false
+            apply(tree: try requests.call(.getTree).reply, now: MonotonicClock.milliseconds())
+        } catch {
+            failure = "\(error)"
+        }
+    }
+
+    /// Asks sway to close the view, as its close button would (xdg_toplevel.close), or
+    /// for `kill`, ends its process.
+    func close(_ window: UInt32, kill force: Bool) {
+        if force, let pid = views[window]?.pid, pid > 0, pid != getpid() {
+            if Glibc.kill(pid, SIGKILL) != 0 {
+                logger.warning("cannot kill the process of window \(window) (pid \(pid)): \(String(cString: strerror(errno)))")
+            }
+            return
+        }
+        requests.send(.runCommand, "[con_id=\(window)] kill")
+        awaiting.append(.close(window))
+        do { try requests.flush() } catch { failure = "\(error)" }
+    }
+
+    private func requestTree() {
+        if awaiting.contains(where: { if case .tree = $0 { true } else { false } }) {
+            treeStale = true
+            return
+        }
+        requests.send(.getTree)
+        awaiting.append(.tree)
+    }
+
+    private func handle(_ reply: JSON) {
+        guard !awaiting.isEmpty else { return }
+        switch awaiting.removeFirst() {
+        case .tree:
+            apply(tree: reply, now: MonotonicClock.milliseconds())
+            if treeStale {
+                treeStale = false
+                requestTree()
+            }
+            onChange?()
+        case .close(let window):
+            let refusal = reply.arrayValue?.first { $0["success"]?.boolValue != true }
+            if let refusal {
+                logger.warning("sway did not close window \(window): \(refusal["error"]?.stringValue ?? refusal.text)")
+                if closing.cancel(window) { onChange?() }
+            }
+        }
+    }
+
+    // MARK: - The tree
+
+    private func apply(tree: JSON, now: Int64) {
+        var found: [UInt32: View] = [:]
+        var order: [UInt32] = []
+        collect(tree, into: &found, order: &order, now: now)
+        for (id, view) in views where found[id] == nil {
+            closing.cancel(id)
+            if let p = view.roles.popup { logger.info("popup closed", metadata: ["popup": "\(model.popups[Int(p)].name)", "window": "\(id)"]) }
+        }
+        views = found
+        stacking = order
+    }
+
+    private func collect(_ node: JSON, into found: inout [UInt32: View], order: inout [UInt32], now: Int64) {
+        if node["shell"] != nil, node["visible"]?.boolValue == true,
+           let id = node["id"]?.intValue.flatMap(UInt32.init(exactly:)), let rect = Self.rect(node["rect"]) {
+            let xwayland = node["window_properties"]
+            let properties = WindowMatch.Properties(
+                windowClass: xwayland?["class"]?.stringValue, instance: xwayland?["instance"]?.stringValue,
+                title: node["name"]?.stringValue, types: (xwayland?["window_type"]?.stringValue).map { [$0] } ?? [],
+                appId: node["app_id"]?.stringValue)
+            let roles = model.roles(for: properties)
+            if !roles.isNone {
+                let before = views[id]
+                let still = before.flatMap { $0.roles.popup == roles.popup ? $0 : nil }
+                if still == nil { closing.cancel(id) }
+                found[id] = View(rect: rect, properties: properties, pid: Int32(clamping: node["pid"]?.intValue ?? 0),
+                                 roles: roles, openedAt: still?.openedAt ?? now)
+                order.append(id)
+                if let p = roles.popup, still == nil {
+                    logger.info("popup opened", metadata: ["popup": "\(model.popups[Int(p)].name)", "window": "\(id)", "rect": "\(rect)"])
+                }
+            }
+        }
+        for child in (node["nodes"]?.arrayValue ?? []) + (node["floating_nodes"]?.arrayValue ?? []) {
+            collect(child, into: &found, order: &order, now: now)
+        }
+    }
+
+    private static func rect(_ json: JSON?) -> Rect? {
+        guard let json, let x = json["x"]?.intValue, let y = json["y"]?.intValue,
+              let w = json["width"]?.intValue, let h = json["height"]?.intValue, w > 0, h > 0 else { return nil }
+        return Rect(x: Int32(clamping: x), y: Int32(clamping: y), width: Int32(clamping: w), height: Int32(clamping: h))
+    }
+
+    // MARK: - WindowSource
+
+    func openInstances() -> [PopupInstance] {
+        stacking.compactMap { id in
+            guard let v = views[id], let popup = v.roles.popup, !closing.contains(id) else { return nil }
+            return PopupInstance(popup: popup, rect: v.rect, openedAt: v.openedAt, id: UInt64(id))
+        }
+    }
+
+    func windowAreas() -> [Area] {
+        var areas: [Area] = []
+        for v in views.values {
+            for p in v.roles.anchors { areas.append(Area(kind: .anchor(popup: p), rect: v.rect)) }
+            if v.roles.excluded { areas.append(Area(kind: .exclusion, rect: v.rect)) }
+        }
+        return areas
+    }
+
+    func isPresent(_ window: UInt32) -> Bool { views[window] != nil }
+
+    func replaceModel(_ model: ClickModel, now: Int64) {
+        self.model = model
+        sync()
+    }
+
+    func describe(_ window: UInt32) -> String { "\(window)" }
+}

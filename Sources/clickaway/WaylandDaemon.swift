@@ -1,0 +1,247 @@
+import ClickawayConfig
+import ClickawayControl
+import ClickawayCore
+import ClickawayWayland
+import Logging
+
+/// The daemon on a wlroots-style Wayland compositor. There are no grabs: a transparent
+/// layer surface on the overlay layer covers each output, and its input region is the
+/// output minus the engine's holes, so inside clicks go straight to the popup and outside
+/// clicks land here. The compositor never waits for us: a swallowed click simply stays on
+/// the overlay; a replayed one is sent again through a virtual pointer after its release.
+///
+/// Windows come from sway's IPC when `$SWAYSOCK` is set; elsewhere only `rect` popups open.
+final class WaylandDaemon: Daemon {
+    let client: WaylandClient
+    let overlay: Overlay
+    /// Sends replayed clicks; nil when the compositor offers no virtual pointers.
+    private let replayPointer: VirtualPointer?
+    private let sway: SwayWindows?
+    private var knownOutputs: [OutputInfo] = []
+    /// The press of a click that goes on to what is below, until its release arrives.
+    private var pendingReplays: [UInt32: (x: Int32, y: Int32)] = [:]
+    /// Whether a `prepareRead()` awaits its `readEvents()` or `cancelRead()`.
+    private var readPrepared = false
+    /// The input region shrank: the compositor must have it before "opened" is announced.
+    private var regionShrank = false
+    private var failure: String?
+
+    init(client: WaylandClient, config: LoadedConfig, configFile: String?, backend: Backend?, control: ControlServer,
+         notifier: SystemdNotifier?, swaySocket: String?, logger: Logger) throws {
+        self.client = client
+        // Without layer-shell there is no overlay: GNOME, for one, does not offer it.
+        overlay = try Overlay(client: client)
+        do {
+            replayPointer = try VirtualPointer(client: client)
+        } catch {
+            logger.warning("\(error): clicks that should be replayed are swallowed instead")
+            replayPointer = nil
+        }
+        let windows: any WindowSource
+        if let swaySocket {
+            let tracker = try SwayWindows(socketPath: swaySocket, model: config.model, logger: logger)
+            sway = tracker
+            windows = tracker
+        } else {
+            sway = nil
+            windows = NoWindows()
+        }
+        super.init(config: config, configFile: configFile, backend: backend, outputs: [:], windows: windows,
+                   control: control, notifier: notifier, logger: logger)
+        sway?.onChange = { [unowned self] in refresh() }
+        try client.connection.roundtrip()
+        followOutputs()
+        if let failure { throw WaylandError.connectionLost(display: client.connection.display, reason: failure) }
+        refresh()
+    }
+
+    // MARK: - The display
+
+    override var displayName: String { client.connection.display }
+    override var interceptionName: String { "wayland" }
+    override var isIntercepting: Bool { !engine.open.isEmpty && !overlay.coveredOutputs.isEmpty }
+    override var displayDescriptor: Int32 { client.connection.fileDescriptor.rawValue }
+    override var displayFailure: String? { failure ?? sway?.failure }
+    override func now() -> Int64 { MonotonicClock.milliseconds() }
+    override var extraDescriptors: [Int32] { sway?.descriptors ?? [] }
+
+    override func handleDisplayEvents() {
+        guard failure == nil else { return }
+        do {
+            try client.connection.dispatchPending()
+        } catch {
+            failure = "\(error)"
+            return
+        }
+        handleClicks()
+        followOutputs()
+    }
+
+    override func flushDisplay() {
+        guard failure == nil else { return }
+        do {
+            if regionShrank {
+                regionShrank = false
+                try client.connection.roundtrip()
+            } else {
+                try client.connection.flush()
+            }
+        } catch {
+            failure = "\(error)"
+        }
+    }
+
+    /// libwayland's read protocol: only an empty queue may be slept on.
+    override func prepareToWait() {
+        guard failure == nil else { return }
+        while !client.connection.prepareRead() { handleDisplayEvents() }
+        readPrepared = true
+        flushDisplay()
+    }
+
+    override func finishWait(readable: Bool) {
+        guard readPrepared else { return }
+        readPrepared = false
+        if readable {
+            do { try client.connection.readEvents() } catch { failure = "\(error)" }
+        } else {
+            client.connection.cancelRead()
+        }
+    }
+
+    override func extraDescriptorReadable(_ fd: Int32) { sway?.read() }
+
+    /// One round trip: the compositor has handled every request sent before, and every event
+    /// it sent before is handled here; a second one for the requests those events caused.
+    override func syncDisplay() -> String? {
+        do {
+            try client.connection.roundtrip()
+            handleDisplayEvents()
+            sway?.sync()
+            try client.connection.roundtrip()
+            handleDisplayEvents()
+        } catch {
+            failure = "\(error)"
+        }
+        return failure.map { "Wayland round trip failed: \($0)" }
+    }
+
+    override func configurationReplaced() {
+        if effectiveBackend == .x11Grab || effectiveBackend == .x11Shield {
+            logger.error("backend = \"\(effectiveBackend.rawValue)\" takes effect when clickaway starts again; keeping wayland on \(displayName)")
+        }
+    }
+
+    override func unavailable(in model: ClickModel) -> [String] {
+        var sentences: [String] = []
+        if sway == nil {
+            sentences += Self.windowMatchUsers(in: model) { _ in true }.map {
+                "\($0) matches windows, which clickaway finds on Wayland only through sway's IPC, and $SWAYSOCK is not set: "
+                    + "it never matches here (a rect popup with `clickawayctl open` works on every compositor)"
+            }
+        }
+        for p in model.popups {
+            if p.escape {
+                sentences.append("popup \"\(p.name)\" has escape = true, but Wayland lets no client take the Escape key: "
+                                 + "bind Escape in the compositor to `clickawayctl close \(p.name)` instead")
+            }
+            if case .window = p.source, p.dismiss == .unmap {
+                sentences.append("popup \"\(p.name)\" has dismiss = \"unmap\", which Wayland has no request for: "
+                                 + "its window is closed instead (as with \"close\")")
+            }
+            if replayPointer == nil, p.outsideClick == .replay {
+                sentences.append("popup \"\(p.name)\" has outside_click = \"replay\", but the compositor offers no "
+                                 + "zwlr_virtual_pointer_manager_v1: its outside clicks are swallowed")
+            }
+        }
+        return sentences
+    }
+
+    override func closeWindow(_ window: UInt32, _ spec: PopupSpec, action: DismissAction, cause: DismissCause) {
+        sway?.close(window, kill: action == .kill)
+    }
+
+    override func displayStatus() -> (identity: [(String, JSON)], details: [(String, JSON)]) {
+        return (identity: [("display", .string(displayName))], details: [
+            ("overlay", .object([
+                ("outputs", .array(overlay.coveredOutputs.map { .object([("name", .string($0.name)), ("rect", $0.rect.json)]) })),
+                ("holes", .array(overlay.holes.map(\.json))),
+                ("pointer", .bool(client.seat?.hasPointer == true)),
+                ("replay", .bool(replayPointer != nil)),
+            ])),
+            ("sway", sway.map { .object([("socket", .string($0.socketPath)), ("windows", .int(Int64($0.windowCount)))]) } ?? .null),
+        ])
+    }
+
+    // MARK: - Clicks
+
+    /// Every click here landed outside the holes, so the engine decides something for it.
+    /// Nothing waits for an answer: a swallowed click is already eaten, and a click to
+    /// replay goes on once its release has come (the overlay holds the pointer until then).
+    private func handleClicks() {
+        for click in overlay.takeClicks() {
+            guard let button = PointerButton.x11Button(code: click.button) else {
+                if !click.isPressed { replay(click) }
+                continue
+            }
+            let time = now()
+            if click.isPressed {
+                let decision = engine.press(button: button, x: click.x, y: click.y, time: time)
+                if decision.click != .swallow { pendingReplays[click.button] = (click.x, click.y) }
+                act(on: engine.dismissed, decision: decision, button: button, x: click.x, y: click.y, time: click.time)
+            } else {
+                if let decision = engine.release(button: button, x: click.x, y: click.y, time: time) {
+                    act(on: engine.dismissed, decision: decision, button: button, x: click.x, y: click.y, time: click.time)
+                }
+                replay(click)
+            }
+        }
+    }
+
+    /// Sends a click whose press was to be replayed again, to whatever is under it now: a
+    /// pinhole in the input region at its point, motion there (the compositor picks the
+    /// surface under the pointer only on motion), press, release, and the region restored.
+    /// One connection carries all of it, so the compositor applies it in this order.
+    private func replay(_ release: OverlayClick) {
+        guard let press = pendingReplays.removeValue(forKey: release.button), let replayPointer else { return }
+        let holes = overlay.holes
+        overlay.setHoles(holes + [Rect(x: press.x, y: press.y, width: 1, height: 1)])
+        do {
+            try replayPointer.move(toX: press.x, y: press.y)
+        } catch {
+            logger.warning("cannot replay the click at (\(press.x), \(press.y)): \(error)")
+        }
+        replayPointer.button(release.button, pressed: true)
+        replayPointer.button(release.button, pressed: false)
+        overlay.setHoles(holes)
+        flushDisplay()
+    }
+
+    // MARK: - Outputs and the overlay
+
+    /// Outputs come and go: the overlay gets a surface on each new one, `output = "..."`
+    /// rectangles move with theirs.
+    private func followOutputs() {
+        let outputs = client.outputs
+        guard outputs != knownOutputs else { return }
+        knownOutputs = outputs
+        do {
+            try overlay.sync()
+        } catch {
+            logger.error("cannot cover the outputs with the overlay: \(error)")
+        }
+        logger.info("outputs", metadata: ["outputs": "\(outputs.map(\.description).joined(separator: ", "))"])
+        engine.setOutputs(Dictionary(outputs.map { ($0.name, $0.rect) }, uniquingKeysWith: { a, _ in a }))
+        refresh()
+    }
+
+    /// The input region is everything but the holes; with no popup open, one hole covers
+    /// every output and the overlay takes nothing.
+    override func updateInterception() {
+        guard let bounds = client.layoutBounds else { return }
+        let holes = engine.open.isEmpty ? [bounds] : engine.shieldHoles(screen: bounds)
+        guard holes != overlay.holes else { return }
+        if !engine.open.isEmpty { regionShrank = true }
+        overlay.setHoles(holes)
+    }
+}
