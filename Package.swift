@@ -73,6 +73,8 @@ let package = Package(
         .target(name: "WaylandHarness", dependencies: [
             "CWaylandClient", "CWaylandProtocols", "ClickawayWayland", "ClickawayCore", "ClickawayControl", "XTestHarness",
         ]),
-        .testTarget(name: "ClickawayWaylandTests", dependencies: ["ClickawayWayland", "WaylandHarness", "ClickawayCore"]),
+        .testTarget(name: "ClickawayWaylandTests", dependencies: [
+            "ClickawayWayland", "WaylandHarness", "ClickawayCore", "ClickawayControl",
+        ]),
     ]
 )

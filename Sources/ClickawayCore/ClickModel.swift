@@ -86,6 +86,12 @@ public struct WindowRoles: Sendable, Equatable {
     public var anchors: [Int32] = []
     public var excluded = false
 
+    public init(popup: Int32? = nil, anchors: [Int32] = [], excluded: Bool = false) {
+        self.popup = popup
+        self.anchors = anchors
+        self.excluded = excluded
+    }
+
     /// Whether the window plays no part at all.
     public var isNone: Bool { popup == nil && anchors.isEmpty && !excluded }
 }

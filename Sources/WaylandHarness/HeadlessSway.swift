@@ -1,3 +1,4 @@
+import ClickawayControl
 import ClickawayCore
 import Foundation
 import XTestHarness
@@ -89,20 +90,20 @@ public final class HeadlessSway {
     /// Runs a sway command (what `swaymsg COMMAND` does) and throws sway's error if it failed.
     public func command(_ text: String) throws {
         try process.checkRunning(while: "running \"\(text)\"")
-        let reply = try SwayIPC.send(.runCommand, text, to: ipcSocket)
-        guard let results = reply as? [[String: Any]], !results.isEmpty else {
-            throw HarnessError("sway answered \"\(text)\" with \(reply)")
+        let reply = try Self.call(.runCommand, text, at: ipcSocket)
+        guard let results = reply.arrayValue, !results.isEmpty else {
+            throw HarnessError("sway answered \"\(text)\" with \(reply.text)")
         }
-        for result in results where result["success"] as? Bool != true {
-            throw HarnessError("sway refused \"\(text)\": \(result["error"] ?? "no reason given")")
+        for result in results where result["success"]?.boolValue != true {
+            throw HarnessError("sway refused \"\(text)\": \(result["error"]?.stringValue ?? "no reason given")")
         }
     }
 
     /// The names of the outputs sway has now, from its IPC.
     public func outputNames() throws -> [String] {
-        let reply = try SwayIPC.send(.getOutputs, "", to: ipcSocket)
-        guard let outputs = reply as? [[String: Any]] else { throw HarnessError("sway answered get_outputs with \(reply)") }
-        return outputs.compactMap { $0["name"] as? String }
+        let reply = try Self.call(.getOutputs, "", at: ipcSocket)
+        guard let outputs = reply.arrayValue else { throw HarnessError("sway answered get_outputs with \(reply.text)") }
+        return outputs.compactMap { $0["name"]?.stringValue }
     }
 
     /// Adds a headless output; it takes the next configured name and place.
@@ -116,6 +117,15 @@ public final class HeadlessSway {
     /// Throws with sway's stderr if sway has exited.
     public func checkRunning(while doing: String) throws {
         try process.checkRunning(while: doing)
+    }
+
+    /// One request on a connection of its own, and its reply.
+    private static func call(_ type: SwayIPC.MessageType, _ payload: String, at path: String) throws -> JSON {
+        do {
+            return try SwayIPC(path: path).call(type, payload, timeoutMs: 5000).reply
+        } catch {
+            throw HarnessError("\(error)")
+        }
     }
 
     private static func unprivilegedUser() throws -> (name: String, uid: uid_t, gid: gid_t)? {
@@ -143,7 +153,7 @@ public final class HeadlessSway {
                 }
                 guard socket != nil, FileManager.default.fileExists(atPath: ipcSocket) else { return false }
                 do {
-                    let outputs = try SwayIPC.send(.getOutputs, "", to: ipcSocket) as? [[String: Any]] ?? []
+                    let outputs = try call(.getOutputs, "", at: ipcSocket).arrayValue ?? []
                     lastError = "get_outputs listed no output"
                     return !outputs.isEmpty
                 } catch {

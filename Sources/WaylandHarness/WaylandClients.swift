@@ -110,3 +110,11 @@ public final class TestPointer {
         try client.connection.roundtrip()
     }
 }
+
+/// Milliseconds left until `deadline`, for poll(2); 0 once it has passed.
+func waitMilliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
+    let left = deadline - .now
+    guard left > .zero else { return 0 }
+    let (seconds, attoseconds) = left.components
+    return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+}

@@ -60,7 +60,11 @@ final class SwayWindows: WindowSource {
     func read() {
         guard failure == nil else { return }
         do {
-            if try events.read().contains(where: \.isEvent) { requestTree() }
+            let news = try events.read().filter(\.isEvent)
+            if !news.isEmpty {
+                logger.debug("sway events", metadata: ["changes": "\(news.map { $0.payload["change"]?.stringValue ?? "?" })"])
+                requestTree()
+            }
             for reply in try requests.read() { handle(reply.payload) }
             try requests.flush()
         } catch {
@@ -75,9 +79,10 @@ final class SwayWindows: WindowSource {
         do {
             let deadline = MonotonicClock.milliseconds() + 2000
             while !awaiting.isEmpty {
-                try requests.flush()
                 for reply in try requests.read() { handle(reply.payload) }
                 guard !awaiting.isEmpty else { break }
+                // After the replies: one of them may have asked for another tree.
+                try requests.flush()
                 let left = deadline - MonotonicClock.milliseconds()
                 guard left > 0 else { throw SwayIPC.Failure(description: "sway's IPC at \(socketPath) did not answer within 2000 ms") }
                 var p = pollfd(fd: requests.descriptor.rawValue, events: Int16(POLLIN), revents: 0)

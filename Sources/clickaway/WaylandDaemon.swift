@@ -93,10 +93,11 @@ final class WaylandDaemon: Daemon {
 
     /// libwayland's read protocol: only an empty queue may be slept on.
     override func prepareToWait() {
+        while failure == nil && !client.connection.prepareRead() { handleDisplayEvents() }
         guard failure == nil else { return }
-        while !client.connection.prepareRead() { handleDisplayEvents() }
         readPrepared = true
-        flushDisplay()
+        // A plain flush: a round trip now would wait for the read just announced.
+        do { try client.connection.flush() } catch { failure = "\(error)" }
     }
 
     override func finishWait(readable: Bool) {

@@ -46,3 +46,35 @@ import Testing
         }
     }
 }
+
+/// What the Wayland backend brought to the config: the backend name and `app_id`.
+@Suite struct WaylandConfigTests {
+    func load(_ text: String) throws(ConfigError) -> LoadedConfig {
+        try ConfigLoader.load([ConfigFile(path: "/c/config.toml", text: text)])
+    }
+
+    @Test func waylandBackendAndAppIdAreRead() throws {
+        let loaded = try load("""
+            [settings]
+            backend = "wayland"
+            [[popup]]
+            name = "menu"
+            window = { app_id = "org.example.Menu", title = "Menu" }
+            anchors = [ { window = { app_id = "waybar" } } ]
+            """)
+        #expect(loaded.model.settings.backend == .wayland)
+        guard case .window(let match) = loaded.model.popups[0].source else {
+            Issue.record("expected a window popup")
+            return
+        }
+        #expect(match == WindowMatch(title: "Menu", appId: "org.example.Menu"))
+        #expect(match.x11OnlyKeys.isEmpty)
+        #expect(WindowMatch(windowClass: "A", instance: "a", type: "dialog", appId: "x").x11OnlyKeys == ["class", "instance", "type"])
+    }
+
+    @Test func appIdMustBeAString() {
+        #expect(throws: ConfigError.self) {
+            try load("[[popup]]\nname = \"p\"\nwindow = { app_id = 3 }\n")
+        }
+    }
+}

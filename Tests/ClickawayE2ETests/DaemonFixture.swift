@@ -80,7 +80,11 @@ class DaemonRun {
 
     /// Sends one request object and returns the reply, whatever it says.
     func call(_ request: JSON) throws -> JSON {
-        try ControlClient(path: socketPath).call(request, timeoutMs: 10_000)
+        do {
+            return try ControlClient(path: socketPath).call(request, timeoutMs: 10_000)
+        } catch {
+            throw HarnessError("\(request.text): \(error)\nthe daemon's log:\n\(log)")
+        }
     }
 
     func request(_ name: String) throws -> JSON {
