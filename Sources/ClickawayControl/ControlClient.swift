@@ -15,7 +15,7 @@ public final class ControlClient {
             switch self {
             case .unreachable(let path, let reason):
                 return "cannot reach the clickaway daemon at \(path) (\(reason)); start it with "
-                    + "`systemctl --user start clickaway` or run `clickaway` in your X session"
+                    + "`systemctl --user start clickaway` or run `clickaway` in your graphical session"
             case .broken(let s): return s
             }
         }

@@ -151,7 +151,7 @@ func callDaemon(_ request: JSON, timeoutMs: Int32 = 10_000, onRefusal: (JSON) ->
 
 struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Wait until the daemon has handled everything the X server sent before now.")
+        abstract: "Wait until the daemon has handled everything the display sent before now.")
 
     func run() throws { _ = try callDaemon(.object([("request", .string("sync"))])) }
 }
@@ -171,16 +171,35 @@ struct Status: ParsableCommand {
         print("backend:  \(reply["backend"]?.stringValue ?? "?") on \(reply["display"]?.stringValue ?? "?")")
         let files = reply["config"]?.arrayValue?.compactMap(\.stringValue) ?? []
         print("config:   \(files.isEmpty ? "none (no popups)" : files.joined(separator: ", "))")
-        let grab = reply["grab"]
-        if grab?["active"]?.boolValue == true {
-            let buttons = grab?["buttons"]?.arrayValue?.compactMap(\.intValue).map(String.init) ?? []
-            let held = grab?["held"]?.arrayValue?.count ?? 0
-            print("grab:     buttons \(buttons.joined(separator: ", ")) on the root window (\(held) combinations held)")
-        } else {
-            print("grab:     none (no popup open)")
+        if let grab = reply["grab"] {
+            if grab["active"]?.boolValue == true {
+                let buttons = grab["buttons"]?.arrayValue?.compactMap(\.intValue).map(String.init) ?? []
+                let held = grab["held"]?.arrayValue?.count ?? 0
+                print("grab:     buttons \(buttons.joined(separator: ", ")) on the root window (\(held) combinations held)")
+            } else {
+                print("grab:     none")
+            }
+            for r in grab["refused"]?.arrayValue ?? [] {
+                print("refused:  button \(r["button"]?.intValue ?? 0) with \(r["modifiers"]?.stringValue ?? "?") (\(r["error"]?.stringValue ?? "?"))")
+            }
         }
-        for r in grab?["refused"]?.arrayValue ?? [] {
-            print("refused:  button \(r["button"]?.intValue ?? 0) with \(r["modifiers"]?.stringValue ?? "?") (\(r["error"]?.stringValue ?? "?"))")
+        if let shield = reply["shield"], !shield.isNull {
+            let holes = shield["holes"]?.arrayValue?.count ?? 0
+            print("shield:   \(shield["mapped"]?.boolValue == true ? "mapped, \(holes) holes" : "not mapped")")
+        }
+        if let overlay = reply["overlay"] {
+            let outputs = overlay["outputs"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
+            let holes = overlay["holes"]?.arrayValue?.count ?? 0
+            print("overlay:  on \(outputs.isEmpty ? "no output" : outputs.joined(separator: ", ")), \(holes) holes"
+                  + (overlay["pointer"]?.boolValue == true ? "" : "; the seat has no pointer"))
+            if let sway = reply["sway"], !sway.isNull {
+                print("sway:     \(sway["windows"]?.intValue ?? 0) windows with a role, through \(sway["socket"]?.stringValue ?? "?")")
+            } else {
+                print("sway:     not connected (SWAYSOCK not set): rect popups only")
+            }
+        }
+        for sentence in reply["unavailable"]?.arrayValue?.compactMap(\.stringValue) ?? [] {
+            print("unavailable: \(sentence)")
         }
         let open = reply["open"]?.arrayValue ?? []
         print("open:     \(open.isEmpty ? "nothing" : "")")

@@ -51,6 +51,23 @@ struct DaemonLifecycleTests {
         #expect(f.log.contains("lost the connection to the X server"), "\(f.log)")
     }
 
+    @Test func appIdOnX11IsSaidToNeverMatch() throws {
+        let f = try DaemonFixture(config: """
+            [[popup]]
+            name = "menu"
+            window = { app_id = "menu" }
+            [[exclude]]
+            window = { class = "Onboard", app_id = "onboard" }
+            """)
+        try f.startDaemon()
+        let unavailable = try f.status()["unavailable"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        #expect(unavailable.map { $0.prefix(while: { $0 != ":" }) } == [
+            "popup \"menu\" matches by app_id, which only Wayland windows have",
+            "exclude #1 matches by app_id, which only Wayland windows have",
+        ])
+        #expect(f.log.contains("never matches on the X server \(f.xvfb.display)"), "\(f.log)")
+    }
+
     @Test func noConfigurationFileRunsWithNoPopupsAndSaysWhereItGoes() throws {
         let f = try DaemonFixture(config: "")
         try f.startDaemon(useConfigFile: false)

@@ -150,6 +150,31 @@ import XTestHarness
         #expect(try f.below.clicks() == [], "a click reached the background")
     }
 
+    @Test func losingTheCompositorExits1WithOneSentence() throws {
+        let f = try WaylandDaemonFixture(config: Self.rectConfig())
+        try f.startDaemon()
+        try f.ctlOK(["open", "panel"])
+        f.sway.stop()
+        let status = try #require(f.daemon?.signalAndWait(0, within: .seconds(10)), "clickaway kept running without its compositor")
+        #expect(status == 1)
+        #expect(f.log.contains("lost the connection to the display \(f.sway.waylandSocket)"), "\(f.log)")
+    }
+
+    @Test func startingWithoutLayerShellOrCompositorSaysWhy() throws {
+        let f = try WaylandDaemonFixture(config: Self.rectConfig())
+        let run = try ProgramRun.run(DaemonRun.buildDirectory.appendingPathComponent("clickaway"),
+                                     ["--config", f.configPath, "--backend", "wayland"],
+                                     environment: f.environment.merging(["WAYLAND_DISPLAY": "/nonexistent/wayland-9"]) { $1 })
+        #expect(run.status == 1)
+        #expect(run.stderr == "clickaway: cannot connect to Wayland display \"/nonexistent/wayland-9\": No such file or directory\n")
+        var unset = f.environment
+        unset["WAYLAND_DISPLAY"] = nil
+        let missing = try ProgramRun.run(DaemonRun.buildDirectory.appendingPathComponent("clickaway"),
+                                         ["--config", f.configPath, "--backend", "wayland"], environment: unset)
+        #expect(missing.status == 1)
+        #expect(missing.stderr.hasPrefix("clickaway: backend \"wayland\" needs WAYLAND_DISPLAY, which is not set"), "\(missing.stderr)")
+    }
+
     @Test func sourcesThisCompositorCannotProvideAreSaidAtLoad() throws {
         let config = """
             [[popup]]
