@@ -65,11 +65,6 @@ public struct WindowMatch: Hashable, Sendable {
         windowClass == nil && instance == nil && title == nil && titleGlob == nil && type == nil && appId == nil
     }
 
-    /// The X11-only keys this match uses (`class`, `instance`, `type`), by their config names.
-    public var x11OnlyKeys: [String] {
-        [("class", windowClass), ("instance", instance), ("type", type)].compactMap { $0.1 == nil ? nil : $0.0 }
-    }
-
     /// The properties of a real window, as read by a backend.
     public struct Properties: Sendable, Equatable {
         public var windowClass: String?

@@ -181,8 +181,10 @@ final class WaylandDaemon: Daemon {
     /// replay goes on once its release has come (the overlay holds the pointer until then).
     private func handleClicks() {
         for click in overlay.takeClicks() {
+            // A button X11 has no number for cannot be configured, so it dismisses nothing:
+            // it goes on, as an unlisted button does.
             guard let button = PointerButton.x11Button(code: click.button) else {
-                if !click.isPressed { replay(click) }
+                if click.isPressed { pendingReplays[click.button] = (click.x, click.y) } else { replay(click) }
                 continue
             }
             let time = now()

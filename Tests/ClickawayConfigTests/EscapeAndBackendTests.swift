@@ -68,8 +68,6 @@ import Testing
             return
         }
         #expect(match == WindowMatch(title: "Menu", appId: "org.example.Menu"))
-        #expect(match.x11OnlyKeys.isEmpty)
-        #expect(WindowMatch(windowClass: "A", instance: "a", type: "dialog", appId: "x").x11OnlyKeys == ["class", "instance", "type"])
     }
 
     @Test func appIdMustBeAString() {

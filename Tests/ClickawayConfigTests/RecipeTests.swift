@@ -12,7 +12,7 @@ import Testing
         .sorted()
 
     @Test func everyProgramHasARecipe() {
-        let expected: Set = ["dzen2.toml", "eww.toml", "polybar.toml", "tint2.toml", "xterm.toml", "yad.toml"]
+        let expected: Set = ["dzen2.toml", "eww.toml", "polybar.toml", "sway.toml", "tint2.toml", "xterm.toml", "yad.toml"]
         #expect(expected.subtracting(Self.recipes).isEmpty,
                 "missing from \(Self.directory.path): \(expected.subtracting(Self.recipes).sorted())")
     }

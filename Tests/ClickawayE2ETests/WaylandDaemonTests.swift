@@ -89,6 +89,20 @@ import XTestHarness
         #expect(try f.below.clicks().count == 4)
     }
 
+    @Test func buttonsThatCannotDismissGoOnToWhatIsBelow() throws {
+        let f = try WaylandDaemonFixture(config: Self.rectConfig())
+        try f.startDaemon()
+        try f.ctlOK(["open", "panel"])
+        // Button 8 (BTN_SIDE) is not in the default buttons; 0x116 (BTN_BACK) has no X11 number.
+        for code: UInt32 in [0x113, 0x116] {
+            try f.click(700, 500, button: code)
+        }
+        #expect(try f.openPopups() == ["panel"])
+        #expect(try f.below.clicks() == [0x113, 0x116].flatMap { code in
+            [RecordedClick(x: 700, y: 500, button: code, isPressed: true), RecordedClick(x: 700, y: 500, button: code, isPressed: false)]
+        })
+    }
+
     @Test func rectPopupOnAnOutputAddedAtRunTime() throws {
         let f = try WaylandDaemonFixture(config: Self.rectConfig(output: "HEADLESS-2", rect: "[20, 20, 100, 100]"))
         try f.startDaemon()
