@@ -5,10 +5,6 @@ import Testing
 /// The keys the shield mode and the Escape key brought: read, inherited, and rejected with
 /// the usual diagnostics.
 @Suite struct EscapeAndBackendTests {
-    func load(_ text: String) throws(ConfigError) -> LoadedConfig {
-        try ConfigLoader.load([ConfigFile(path: "/c/config.toml", text: text)])
-    }
-
     @Test func escapeDefaultsOffAndInheritsFromDefaults() throws {
         let loaded = try load("""
             [settings]
@@ -39,9 +35,9 @@ import Testing
             Issue.record("accepted bad escape values")
         } catch {
             let text = "\(error)"
-            #expect(text.contains("/c/config.toml:4:10: error:"), "\(text)")
+            #expect(text.contains("\(configPath):4:10: error:"), "\(text)")
             #expect(text.contains("true or false"), "\(text)")
-            #expect(text.contains("/c/config.toml:5:14: error:"), "\(text)")
+            #expect(text.contains("\(configPath):5:14: error:"), "\(text)")
             #expect(text.contains("\"swallow\" or \"replay\""), "\(text)")
         }
     }
@@ -49,10 +45,6 @@ import Testing
 
 /// What the Wayland backend brought to the config: the backend name and `app_id`.
 @Suite struct WaylandConfigTests {
-    func load(_ text: String) throws(ConfigError) -> LoadedConfig {
-        try ConfigLoader.load([ConfigFile(path: "/c/config.toml", text: text)])
-    }
-
     @Test func waylandBackendAndAppIdAreRead() throws {
         let loaded = try load("""
             [settings]
