@@ -117,17 +117,13 @@ public final class SwayIPC {
 
     /// Sends one request and waits at most `timeoutMs` for the next reply, which must be
     /// its own: call it only with no other reply outstanding. Events read meanwhile are
-    /// returned with it, in order.
-    public func call(_ type: MessageType, _ payload: String = "", timeoutMs: Int64 = 2000) throws(Failure) -> (reply: JSON, events: [Message]) {
+    /// dropped: call it before subscribing, or where a fresh state follows.
+    public func call(_ type: MessageType, _ payload: String = "", timeoutMs: Int64 = 2000) throws(Failure) -> JSON {
         send(type, payload)
         let deadline = MonotonicClock.milliseconds() + timeoutMs
-        var events: [Message] = []
         while true {
             let writing = try flush()
-            for message in try read() {
-                if !message.isEvent { return (message.payload, events) }
-                events.append(message)
-            }
+            if let reply = try read().first(where: { !$0.isEvent }) { return reply.payload }
             let left = deadline - MonotonicClock.milliseconds()
             guard left > 0 else { throw Failure(description: "sway's IPC at \(path) did not answer within \(timeoutMs) ms") }
             var p = pollfd(fd: descriptor.rawValue, events: Int16(POLLIN) | (writing ? Int16(POLLOUT) : 0), revents: 0)

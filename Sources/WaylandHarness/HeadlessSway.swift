@@ -122,7 +122,7 @@ public final class HeadlessSway {
     /// One request on a connection of its own, and its reply.
     private static func call(_ type: SwayIPC.MessageType, _ payload: String, at path: String) throws -> JSON {
         do {
-            return try SwayIPC(path: path).call(type, payload, timeoutMs: 5000).reply
+            return try SwayIPC(path: path).call(type, payload, timeoutMs: 5000)
         } catch {
             throw HarnessError("\(error)")
         }

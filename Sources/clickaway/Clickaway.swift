@@ -60,7 +60,7 @@ struct Clickaway: ParsableCommand {
         let waylandDisplay = environment["WAYLAND_DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
         let daemon: Daemon
         if chosen == .wayland || (chosen == .auto && waylandDisplay != nil && display == nil) {
-            daemon = startOnWayland(loaded, backend: requested, environment: environment, logger: logger)
+            daemon = startOnWayland(waylandDisplay, loaded, backend: requested, environment: environment, logger: logger)
         } else {
             daemon = startOnX(loaded, backend: requested, environment: environment, logger: logger)
         }
@@ -96,9 +96,9 @@ struct Clickaway: ParsableCommand {
     }
 
     /// The compositor must offer layer-shell; sway's IPC is used when $SWAYSOCK is set.
-    private func startOnWayland(_ loaded: LoadedConfig, backend: Backend?, environment: [String: String],
-                                logger: Logger) -> Daemon {
-        guard let name = environment["WAYLAND_DISPLAY"].flatMap({ $0.isEmpty ? nil : $0 }) else {
+    private func startOnWayland(_ waylandDisplay: String?, _ loaded: LoadedConfig, backend: Backend?,
+                                environment: [String: String], logger: Logger) -> Daemon {
+        guard let name = waylandDisplay else {
             fail("backend \"wayland\" needs WAYLAND_DISPLAY, which is not set: start clickaway inside the Wayland session "
                  + "(systemd: `systemctl --user import-environment WAYLAND_DISPLAY`)")
         }

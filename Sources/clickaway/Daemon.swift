@@ -80,8 +80,8 @@ class Daemon {
     func finishWait(readable: Bool) {}
     /// Takes clicks for the open popups (`engine.open`): grabs, the shield, the overlay.
     func updateInterception() { fatalError("subclass") }
-    /// Closes a popup's window by `close`, `unmap` or `kill` (commands are run here).
-    func closeWindow(_ window: UInt32, _ spec: PopupSpec, action: DismissAction, cause: DismissCause) { fatalError("subclass") }
+    /// Closes a popup's window by its `close`, `unmap` or `kill` (commands are run here).
+    func closeWindow(_ window: UInt32, _ spec: PopupSpec, cause: DismissCause) { fatalError("subclass") }
     /// One round trip, with every event the display sent before it handled; nil or why not.
     func syncDisplay() -> String? { fatalError("subclass") }
     /// The display's part of `status`: its identity first, then its interception details.
@@ -229,7 +229,7 @@ class Daemon {
                 if case .command(let argv) = spec.dismiss {
                     runDismissCommand(argv, spec, window: window, cause: cause)
                 } else {
-                    closeWindow(window, spec, action: spec.dismiss, cause: cause)
+                    closeWindow(window, spec, cause: cause)
                 }
             } else {
                 rectOpen.removeAll { $0.name == spec.name }

@@ -45,12 +45,12 @@ final class SwayWindows: WindowSource {
         self.model = model
         self.logger = logger
         events = try SwayIPC(path: socketPath)
-        let subscribed = try events.call(.subscribe, #"["window","workspace"]"#).reply
+        let subscribed = try events.call(.subscribe, #"["window","workspace"]"#)
         guard subscribed["success"]?.boolValue == true else {
             throw SwayIPC.Failure(description: "sway refused to send window events at \(socketPath): \(subscribed.text)")
         }
         requests = try SwayIPC(path: socketPath)
-        apply(tree: try requests.call(.getTree).reply, now: MonotonicClock.milliseconds())
+        apply(tree: try requests.call(.getTree), now: MonotonicClock.milliseconds())
     }
 
     var descriptors: [Int32] { [events.descriptor.rawValue, requests.descriptor.rawValue] }
@@ -90,7 +90,7 @@ final class SwayWindows: WindowSource {
             }
             _ = try events.read()
             treeStale = false
-            apply(tree: try requests.call(.getTree).reply, now: MonotonicClock.milliseconds())
+            apply(tree: try requests.call(.getTree), now: MonotonicClock.milliseconds())
         } catch {
             failure = "\(error)"
         }

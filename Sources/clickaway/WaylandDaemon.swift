@@ -158,8 +158,8 @@ final class WaylandDaemon: Daemon {
         return sentences
     }
 
-    override func closeWindow(_ window: UInt32, _ spec: PopupSpec, action: DismissAction, cause: DismissCause) {
-        sway?.close(window, kill: action == .kill)
+    override func closeWindow(_ window: UInt32, _ spec: PopupSpec, cause: DismissCause) {
+        sway?.close(window, kill: spec.dismiss == .kill)
     }
 
     override func displayStatus() -> (identity: [(String, JSON)], details: [(String, JSON)]) {

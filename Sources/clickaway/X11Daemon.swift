@@ -223,8 +223,8 @@ final class X11Daemon: Daemon {
         if wasHolding && !shieldHoldsAClick { refresh() }
     }
 
-    override func closeWindow(_ client: UInt32, _ spec: PopupSpec, action: DismissAction, cause: DismissCause) {
-        switch action {
+    override func closeWindow(_ client: UInt32, _ spec: PopupSpec, cause: DismissCause) {
+        switch spec.dismiss {
         case .close:
             if tracker.trackedClient(client)?.supportsDelete == true {
                 x.sendDeleteWindow(client, time: cause.time)

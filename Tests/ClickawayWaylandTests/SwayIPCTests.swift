@@ -10,10 +10,10 @@ import WaylandHarness
         let sway = try HeadlessSway()
         defer { sway.stop() }
         let events = try SwayIPC(path: sway.ipcSocket)
-        #expect(try events.call(.subscribe, #"["window"]"#).reply["success"]?.boolValue == true)
+        #expect(try events.call(.subscribe, #"["window"]"#)["success"]?.boolValue == true)
 
         let requests = try SwayIPC(path: sway.ipcSocket)
-        let tree = try requests.call(.getTree).reply
+        let tree = try requests.call(.getTree)
         #expect(tree["type"]?.stringValue == "root")
         let outputs = tree["nodes"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
         #expect(outputs.contains("HEADLESS-1"), "\(tree.text.prefix(500))")
