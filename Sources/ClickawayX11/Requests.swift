@@ -77,6 +77,7 @@ public struct EventMask: OptionSet, Hashable, Sendable {
     public static let substructureRedirect = EventMask(rawValue: XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT.rawValue)
     public static let propertyChange = EventMask(rawValue: XCB_EVENT_MASK_PROPERTY_CHANGE.rawValue)
     public static let keyPress = EventMask(rawValue: XCB_EVENT_MASK_KEY_PRESS.rawValue)
+    public static let focusChange = EventMask(rawValue: XCB_EVENT_MASK_FOCUS_CHANGE.rawValue)
 }
 
 public enum MapState: UInt8, Sendable {

@@ -1,4 +1,5 @@
 import CXCB
+import Glibc
 import ClickawayCore
 import ClickawayX11
 
@@ -66,7 +67,7 @@ public final class TestClient {
         let x = connection
         let id = x.generateID()
         let typeAtom = try type.map { try x.internAtom("_NET_WM_WINDOW_TYPE_" + $0.uppercased()) }
-        let eventMask: EventMask = [.buttonPress, .buttonRelease, .keyPress, .structureNotify]
+        let eventMask: EventMask = [.buttonPress, .buttonRelease, .keyPress, .structureNotify, .focusChange]
 
         let created = x.withUnsafeConnection { c in
             // Value list in the order of the mask bits: BACK_PIXEL, OVERRIDE_REDIRECT, EVENT_MASK.
@@ -86,9 +87,11 @@ public final class TestClient {
             if closesOnDelete {
                 setWords(c, id, x.atoms.wmProtocols, UInt32(XCB_ATOM_ATOM.rawValue), [x.atoms.wmDeleteWindow])
             }
-            // WM_NORMAL_HINTS with USPosition|USSize, so a window manager keeps the position.
-            let hints: [UInt32] = [1 | 2, UInt32(bitPattern: rect.x), UInt32(bitPattern: rect.y),
-                                   UInt32(rect.width), UInt32(rect.height)] + Array(repeating: 0, count: 13)
+            // WM_NORMAL_HINTS with USPosition|USSize, so a window manager keeps the position,
+            // and PMinSize|PMaxSize both the size, so xmonad floats it there instead of tiling it.
+            let size = [UInt32(rect.width), UInt32(rect.height)]
+            let hints: [UInt32] = [1 | 2 | 16 | 32, UInt32(bitPattern: rect.x), UInt32(bitPattern: rect.y)] + size
+                + size + size + Array(repeating: 0, count: 9)
             setWords(c, id, UInt32(XCB_ATOM_WM_NORMAL_HINTS.rawValue), UInt32(XCB_ATOM_WM_SIZE_HINTS.rawValue), hints)
             xcb_map_window(c, id)
             return CheckedCookie(sequence: cookie.sequence)
@@ -134,6 +137,58 @@ public final class TestClient {
     public func destroy(_ window: TestWindow) throws {
         connection.withUnsafeConnection { c in _ = xcb_destroy_window(c, window.id) }
         try connection.sync()
+    }
+
+    // MARK: Focus
+
+    /// The window holding the keyboard focus (None is 0, PointerRoot 1).
+    public func inputFocus() throws -> WindowID {
+        try connection.withUnsafeConnection { c throws -> WindowID in
+            guard let reply = xcb_get_input_focus_reply(c, xcb_get_input_focus(c), nil) else {
+                throw HarnessError("GetInputFocus failed")
+            }
+            defer { free(reply) }
+            return reply.pointee.focus
+        }
+    }
+
+    /// `_NET_ACTIVE_WINDOW` on the root, nil when the window manager has not set it.
+    public func activeWindow() throws -> WindowID? {
+        try connection.property32(connection.root, try connection.internAtom("_NET_ACTIVE_WINDOW"))?.first
+    }
+
+    /// Whether `window` has the focus: the input focus is on it or on the frame around it
+    /// (some window managers focus their frame), and `_NET_ACTIVE_WINDOW` names it when
+    /// `activeWindow` is true.
+    public func isFocused(_ window: TestWindow, activeWindow checkActive: Bool) throws -> Bool {
+        let focus = try inputFocus()
+        var focused = focus == window.id
+        if !focused && focus > 1 && focus != connection.root {
+            var w = window.id
+            while let parent = try? connection.queryTree(w).parent, parent != connection.root, parent != 0 {
+                if parent == focus { focused = true }
+                w = parent
+            }
+        }
+        return try focused && (!checkActive || activeWindow() == window.id)
+    }
+
+    /// Waits until `window` has the focus (see `isFocused`), looking again at every FocusIn
+    /// and root property change; fails saying where the focus is instead.
+    public func waitForFocus(_ window: TestWindow, activeWindow checkActive: Bool, timeout: Duration = .seconds(5)) throws {
+        if let error = connection.check(connection.selectInput(connection.root, .propertyChange)) {
+            throw HarnessError("cannot watch the root window's properties: \(error)")
+        }
+        if try isFocused(window, activeWindow: checkActive) { return }
+        do {
+            try wait("the focus on window 0x\(String(window.id, radix: 16))", timeout: timeout) { _ in
+                (try? isFocused(window, activeWindow: checkActive)) == true ? true : nil
+            }
+        } catch {
+            let active = (try? activeWindow()).flatMap { $0.map { "0x" + String($0, radix: 16) } } ?? "unset"
+            let focus = (try? inputFocus()).map { "0x" + String($0, radix: 16) } ?? "unknown"
+            throw HarnessError("\(error): the input focus is on \(focus), _NET_ACTIVE_WINDOW is \(active)")
+        }
     }
 
     // MARK: Records

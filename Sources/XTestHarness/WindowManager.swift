@@ -2,88 +2,80 @@ import CXCB
 import ClickawayX11
 import Foundation
 
-/// openbox on a test display: a real reparenting window manager for the framing cases.
+/// The X11 window managers the end-to-end tests run under, each as Debian packages it.
+public enum WindowManagerKind: String, CaseIterable, Sendable, CustomStringConvertible {
+    case openbox, i3, herbstluftwm, bspwm, xmonad, awesome, fluxbox, icewm, xfwm4, spectrwm
+
+    public var description: String { rawValue }
+
+    /// The program to look for on PATH.
+    public var program: String { self == .i3 ? "i3" : rawValue }
+
+    /// Whether pressing a button on a window it does not focus yet both focuses the window
+    /// and passes the press on to it. xmonad's default (`clickJustFocuses = True`) only
+    /// focuses: its grab on unfocused windows takes the press.
+    public var passesFocusingClick: Bool { self != .xmonad }
+
+    /// Buttons the window manager grabs on the root window with no modifier, so that grab
+    /// mode cannot have them: spectrwm binds button 1 with any modifier to focus.
+    public var rootButtons: [UInt8] { self == .spectrwm ? [1] : [] }
+
+    /// A managed window with no position of its own keeps its requested position only when it
+    /// floats: tiling window managers are told so by a rule (`floatRule`). xmonad has no rule
+    /// without a compiled configuration; it floats windows whose minimum and maximum sizes
+    /// are equal, which `TestClient` windows are.
+    public var tiles: Bool { [.i3, .herbstluftwm, .bspwm, .xmonad, .spectrwm].contains(self) }
+}
+
+/// A real window manager on a test display, started with a minimal configuration written
+/// for it in a private HOME (and XDG_CONFIG_HOME): tiling ones float every window, so that
+/// windows stay where the tests put them, and none draws a bar, so no panel covers a window.
 public final class WindowManager {
+    public let kind: WindowManagerKind
     private let process: ChildProcess
-    private let configHome: URL
-    /// Kept open with its probe window for openbox's lifetime: closing it would let the
-    /// server hand its window IDs to the next client, and requests openbox still has queued
-    /// for the probe would then hit that client's window.
+    private let home: URL
+    /// Kept open with its probe window for the manager's lifetime: closing it would let the
+    /// server hand its window IDs to the next client, and requests the manager still has
+    /// queued for the probe would then hit that client's window.
     private let connection: XConnection
 
-    /// Starts openbox and returns once it manages the screen: the root window has
-    /// `_NET_SUPPORTING_WM_CHECK` and openbox answers requests from its main loop.
-    public init(display: String, timeout: Duration = .seconds(10)) throws {
-        // An empty XDG home: openbox falls back to /etc/xdg/openbox/rc.xml, whoever runs the tests.
-        configHome = FileManager.default.temporaryDirectory.appendingPathComponent("clickaway-openbox-\(UUID().uuidString)")
+    /// A root property the scripted configurations (herbstluftwm's autostart, bspwm's bspwmrc)
+    /// set as their last step: only then do their rules apply to new windows.
+    static let readyProperty = "_CLICKAWAY_TEST_WM_READY"
+
+    /// Starts `kind` and returns once it manages windows with its configuration in force:
+    /// it holds SubstructureRedirect on the root, a scripted configuration has run to its end,
+    /// and a probe window mapped after that has been managed (WM_STATE set on it).
+    public init(_ kind: WindowManagerKind = .openbox, display: String, timeout: Duration = .seconds(20)) throws {
+        self.kind = kind
+        home = FileManager.default.temporaryDirectory.appendingPathComponent("clickaway-\(kind)-\(UUID().uuidString)")
+        let configHome = home.appendingPathComponent(".config")
         try FileManager.default.createDirectory(at: configHome, withIntermediateDirectories: true)
         var environment = ProcessInfo.processInfo.environment
+        for name in ["WAYLAND_DISPLAY", "SWAYSOCK", "I3SOCK", "DBUS_SESSION_BUS_ADDRESS", "SESSION_MANAGER"] {
+            environment[name] = nil
+        }
         environment["DISPLAY"] = display
+        environment["HOME"] = home.path
         environment["XDG_CONFIG_HOME"] = configHome.path
-        environment["XDG_CACHE_HOME"] = configHome.path
-        environment["XDG_DATA_HOME"] = configHome.path
-        process = try ChildProcess(["openbox", "--sm-disable"], environment: environment)
-
+        environment["XDG_CACHE_HOME"] = home.appendingPathComponent(".cache").path
+        environment["XDG_DATA_HOME"] = home.appendingPathComponent(".local/share").path
+        let arguments = try Self.configure(kind, home: home, configHome: configHome)
         let deadline = ContinuousClock.now + timeout
         connection = try XConnection(display: display)
-        try waitForSupportingWMCheck(connection, timeout: deadline - .now)
-        try waitForMainLoop(connection, timeout: deadline - .now)
-    }
-
-    private func waitForSupportingWMCheck(_ x: XConnection, timeout: Duration) throws {
-        let atom = x.atoms.netSupportingWMCheck
-        // Select first, then look: the PropertyNotify cannot slip between the two.
-        if let error = x.check(x.selectInput(x.root, .propertyChange)) {
-            throw HarnessError("cannot watch the root window's properties: \(error)")
+        // Select first, then start: no PropertyNotify on the root can slip by.
+        if let error = connection.check(connection.selectInput(connection.root, [.propertyChange, .substructureNotify])) {
+            throw HarnessError("cannot watch the root window: \(error)")
         }
-        guard try x.property32(x.root, atom) == nil else { return }
-        try x.waitForEvent("openbox to set _NET_SUPPORTING_WM_CHECK on the root window", timeout: timeout,
-                           check: { try process.checkRunning(while: "starting") }) { event -> Bool? in
-            if case let .propertyNotify(p) = event, p.window == x.root, p.atom == atom, !p.deleted { return true }
-            return nil
-        }
-    }
-
-    /// openbox sets `_NET_SUPPORTING_WM_CHECK` early in its start-up. A MapRequest sent after
-    /// that but before its main loop runs can be read into Xlib's queue during start-up and
-    /// then sit there, because the loop sleeps in poll(2) on the socket (seen with openbox
-    /// 3.6: the window is never framed). So wait until openbox answers a request from its
-    /// loop: `_NET_REQUEST_FRAME_EXTENTS` for an unmapped probe window, which it answers by
-    /// setting `_NET_FRAME_EXTENTS`. The request is resent until then, since a new event is
-    /// what wakes a loop asleep on a queued one.
-    private func waitForMainLoop(_ x: XConnection, timeout: Duration) throws {
-        let request = try x.internAtom("_NET_REQUEST_FRAME_EXTENTS")
-        let extents = try x.internAtom("_NET_FRAME_EXTENTS")
-        let probe = x.generateID()
-        x.withUnsafeConnection { c in
-            var mask = EventMask.propertyChange.rawValue
-            xcb_create_window(c, 0, probe, x.root, -10, -10, 1, 1, 0, UInt16(XCB_WINDOW_CLASS_INPUT_ONLY.rawValue),
-                              UInt32(XCB_COPY_FROM_PARENT), XCB_CW_EVENT_MASK.rawValue, &mask)
-        }
-
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            x.withUnsafeConnection { c in
-                var message = xcb_client_message_event_t()
-                message.response_type = UInt8(XCB_CLIENT_MESSAGE)
-                message.format = 32
-                message.window = probe
-                message.type = request
-                let mask = EventMask([.substructureRedirect, .substructureNotify]).rawValue
-                withUnsafeBytes(of: message) { bytes in
-                    _ = xcb_send_event(c, 0, x.root, mask, bytes.baseAddress!.assumingMemoryBound(to: CChar.self))
-                }
-            }
-            let answered = try? x.waitForEvent("openbox to answer _NET_REQUEST_FRAME_EXTENTS", timeout: .milliseconds(50),
-                                               check: { try process.checkRunning(while: "starting") }) { event -> Bool? in
-                if case let .propertyNotify(p) = event, p.window == probe, p.atom == extents { return true }
-                return nil
-            }
-            if answered == true { return }
-            try process.checkRunning(while: "starting")
-            guard ContinuousClock.now < deadline else {
-                throw HarnessError("openbox set _NET_SUPPORTING_WM_CHECK but did not answer _NET_REQUEST_FRAME_EXTENTS within \(timeout)\n\(process.logTail)")
-            }
+        process = try ChildProcess(arguments, environment: environment)
+        do {
+            try waitForRedirect(until: deadline)
+            if [.herbstluftwm, .bspwm].contains(kind) { try waitForReadyProperty(until: deadline) }
+            try waitForProbeManaged(until: deadline)
+        } catch {
+            process.stop()
+            try? FileManager.default.removeItem(at: home)
+            throw error
         }
     }
 
@@ -91,6 +83,176 @@ public final class WindowManager {
 
     public func stop() {
         process.stop()
-        try? FileManager.default.removeItem(at: configHome)
+        try? FileManager.default.removeItem(at: home)
+    }
+
+    /// The end of the manager's stderr, for failure messages.
+    public var logTail: String { process.logTail }
+
+    /// Whether the manager says (`_NET_SUPPORTED`) that it keeps `_NET_ACTIVE_WINDOW`.
+    public func setsActiveWindow() throws -> Bool {
+        let x = connection
+        let supported = try x.property32(x.root, try x.internAtom("_NET_SUPPORTED")) ?? []
+        return supported.contains(try x.internAtom("_NET_ACTIVE_WINDOW"))
+    }
+
+    // MARK: Readiness
+
+    /// Some client holds SubstructureRedirect on the root once `all_event_masks` has it.
+    /// Taking it to find out would make the manager fail to start; reading it does not. It
+    /// is read again on every event on the root and at least every 20 ms, since not every
+    /// manager changes anything on the root after taking it (xmonad does not).
+    private func waitForRedirect(until deadline: ContinuousClock.Instant) throws {
+        let x = connection
+        while try !x.getWindowAttributes(x.root).allEventMasks.contains(.substructureRedirect) {
+            try process.checkRunning(while: "starting")
+            guard ContinuousClock.now < deadline else {
+                throw HarnessError("\(kind) did not take SubstructureRedirect on the root window in time\n\(process.logTail)")
+            }
+            _ = try? x.waitForEvent("an event on the root window", timeout: .milliseconds(20)) { _ in true }
+        }
+    }
+
+    private func waitForReadyProperty(until deadline: ContinuousClock.Instant) throws {
+        let x = connection
+        let atom = try x.internAtom(Self.readyProperty)
+        guard try x.property32(x.root, atom) == nil else { return }
+        try x.waitForEvent("\(kind)'s configuration script to set \(Self.readyProperty) on the root window",
+                           timeout: deadline - .now, check: { try process.checkRunning(while: "running its configuration") }) { event -> Bool? in
+            if case let .propertyNotify(p) = event, p.window == x.root, p.atom == atom, !p.deleted { return true }
+            return nil
+        }
+    }
+
+    /// Maps a small probe window and waits for the manager to set WM_STATE on it, then
+    /// destroys it. A manager whose main loop is not running yet cannot manage it; openbox
+    /// 3.6 can read the MapRequest into Xlib's queue during start-up and then sleep in poll(2)
+    /// on the socket, so a ClientMessage is sent to the root every 100 ms to wake it up.
+    private func waitForProbeManaged(until deadline: ContinuousClock.Instant) throws {
+        let x = connection
+        let probe = x.generateID()
+        let wake = try x.internAtom("_NET_REQUEST_FRAME_EXTENTS")
+        x.withUnsafeConnection { c in
+            let values: [UInt32] = [0x808080, EventMask.propertyChange.rawValue]
+            xcb_create_window(c, UInt8(XCB_COPY_FROM_PARENT), probe, x.root, 10, 10, 40, 40, 0,
+                              UInt16(XCB_WINDOW_CLASS_INPUT_OUTPUT.rawValue), UInt32(XCB_COPY_FROM_PARENT),
+                              XCB_CW_BACK_PIXEL.rawValue | XCB_CW_EVENT_MASK.rawValue, values)
+            let wmClass = Array("clickaway-probe\0ClickawayProbe\0".utf8)
+            xcb_change_property(c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), probe, UInt32(XCB_ATOM_WM_CLASS.rawValue),
+                                UInt32(XCB_ATOM_STRING.rawValue), 8, UInt32(wmClass.count), wmClass)
+            xcb_map_window(c, probe)
+        }
+        defer {
+            x.withUnsafeConnection { c in _ = xcb_destroy_window(c, probe) }
+            try? x.sync()
+        }
+        while true {
+            let managed = try? x.waitForEvent("\(kind) to manage a probe window", timeout: .milliseconds(100),
+                                              check: { try process.checkRunning(while: "starting") }) { event -> Bool? in
+                if case let .propertyNotify(p) = event, p.window == probe, p.atom == x.atoms.wmState, !p.deleted { return true }
+                return nil
+            }
+            if managed == true { return }
+            try process.checkRunning(while: "starting")
+            guard ContinuousClock.now < deadline else {
+                throw HarnessError("\(kind) took SubstructureRedirect but did not manage a new window (no WM_STATE on it) in time\n\(process.logTail)")
+            }
+            x.withUnsafeConnection { c in
+                var message = xcb_client_message_event_t()
+                message.response_type = UInt8(XCB_CLIENT_MESSAGE)
+                message.format = 32
+                message.window = probe
+                message.type = wake
+                let mask = EventMask([.substructureRedirect, .substructureNotify]).rawValue
+                withUnsafeBytes(of: message) { bytes in
+                    _ = xcb_send_event(c, 0, x.root, mask, bytes.baseAddress!.assumingMemoryBound(to: CChar.self))
+                }
+            }
+        }
+    }
+
+    // MARK: Configurations
+
+    /// Writes `kind`'s configuration under `home` and returns the command that starts it.
+    private static func configure(_ kind: WindowManagerKind, home: URL, configHome: URL) throws -> [String] {
+        func write(_ text: String, to path: String, executable: Bool = false) throws -> String {
+            let url = home.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: url, atomically: true, encoding: .utf8)
+            if executable { try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path) }
+            return url.path
+        }
+        let ready = "xprop -root -f \(readyProperty) 32c -set \(readyProperty) 1\n"
+        switch kind {
+        case .openbox:
+            // No rc.xml of its own: openbox falls back to /etc/xdg/openbox/rc.xml.
+            return ["openbox", "--sm-disable"]
+        case .i3:
+            let config = try write("""
+                # i3 config file (v4)
+                font pango:monospace 8
+                default_border none
+                default_floating_border none
+                for_window [class=".*"] floating enable
+
+                """, to: "i3.conf")
+            return ["i3", "-c", config]
+        case .herbstluftwm:
+            let autostart = try write("""
+                #!/bin/sh
+                herbstclient rule floating=on
+                \(ready)
+                """, to: "herbstluftwm-autostart", executable: true)
+            return ["herbstluftwm", "--autostart", autostart]
+        case .bspwm:
+            _ = try write("""
+                #!/bin/sh
+                bspc monitor -d I II
+                bspc config border_width 0
+                bspc rule -a '*' state=floating
+                \(ready)
+                """, to: ".config/bspwm/bspwmrc", executable: true)
+            return ["bspwm"]
+        case .xmonad:
+            // No xmonad.hs: the built-in default configuration, which needs no compiler.
+            return ["xmonad"]
+        case .awesome:
+            // The default rc.lua's focus handling (click and sloppy focus), without its bar,
+            // menus and the placement that moves overlapping windows apart.
+            let rc = try write("""
+                local awful = require("awful")
+                local gears = require("gears")
+                require("awful.autofocus")
+                awful.layout.layouts = { awful.layout.suit.floating }
+                awful.screen.connect_for_each_screen(function(s) awful.tag({ "1" }, s, awful.layout.layouts[1]) end)
+                local function activate(c) c:emit_signal("request::activate", "mouse_click", { raise = true }) end
+                local clientbuttons = gears.table.join(
+                    awful.button({ }, 1, activate), awful.button({ }, 2, activate), awful.button({ }, 3, activate))
+                awful.rules.rules = {
+                    { rule = { }, properties = { border_width = 0, focus = awful.client.focus.filter, raise = true,
+                                                 buttons = clientbuttons } },
+                }
+                client.connect_signal("mouse::enter", function(c)
+                    c:emit_signal("request::activate", "mouse_enter", { raise = false })
+                end)
+
+                """, to: "rc.lua")
+            return ["awesome", "-c", rc]
+        case .fluxbox:
+            return ["fluxbox"]
+        case .icewm:
+            return ["icewm"]
+        case .xfwm4:
+            // xfwm4 reads its settings over D-Bus (xfconf): give it a session bus of its own.
+            return ["dbus-run-session", "--", "xfwm4", "--compositor=off"]
+        case .spectrwm:
+            _ = try write("""
+                bar_enabled = 0
+                border_width = 0
+                quirk[.*] = FLOAT + ANYWHERE
+
+                """, to: ".config/spectrwm/spectrwm.conf")
+            return ["spectrwm"]
+        }
     }
 }

@@ -75,3 +75,22 @@ import XTestHarness
         }
     }
 }
+
+/// Every window manager of the end-to-end matrix starts headless with the configuration the
+/// harness writes, manages a window, and leaves it where it asked to be.
+@Suite struct WindowManagerMatrixTests {
+    @Test(arguments: WindowManagerKind.allCases) func managesAWindowWhereItAsked(_ kind: WindowManagerKind) throws {
+        try withXvfb { display in
+            let wm = try WindowManager(kind, display: display)
+            defer { wm.stop() }
+            let client = try TestClient(display: display)
+            let rect = Rect(x: 600, y: 350, width: 300, height: 200)
+            let window = try client.createWindow(at: rect)
+            let x = client.connection
+            #expect(try x.wmState(window.id) == .normal, "\(kind) set no WM_STATE on its client")
+            let placed = try x.rootRect(window.id)
+            #expect(placed.width == rect.width && placed.height == rect.height, "\(kind) resized the window to \(placed)")
+            #expect(abs(placed.x - rect.x) < 40 && abs(placed.y - rect.y) < 40, "\(kind) placed the window at \(placed)")
+        }
+    }
+}
