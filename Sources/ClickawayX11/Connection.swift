@@ -141,6 +141,7 @@ public struct StandardAtoms: Sendable {
     public let netWMName: Atom
     public let netWMWindowType: Atom
     public let netSupportingWMCheck: Atom
+    public let netActiveWindow: Atom
 
     /// Predefined atoms (X11 protocol, appendix B): no InternAtom needed.
     public static let wmName = Atom(XCB_ATOM_WM_NAME.rawValue)
@@ -148,7 +149,7 @@ public struct StandardAtoms: Sendable {
 
     static let names = [
         "WM_PROTOCOLS", "WM_DELETE_WINDOW", "WM_STATE", "UTF8_STRING",
-        "_NET_WM_NAME", "_NET_WM_WINDOW_TYPE", "_NET_SUPPORTING_WM_CHECK",
+        "_NET_WM_NAME", "_NET_WM_WINDOW_TYPE", "_NET_SUPPORTING_WM_CHECK", "_NET_ACTIVE_WINDOW",
     ]
 
     init(_ c: OpaquePointer) throws(XError) {
@@ -160,6 +161,7 @@ public struct StandardAtoms: Sendable {
         netWMName = a[4]
         netWMWindowType = a[5]
         netSupportingWMCheck = a[6]
+        netActiveWindow = a[7]
     }
 }
 

@@ -7,8 +7,9 @@ extension XConnection {
     /// Creates (unmapped) the shield window over `rect`. Checked: one round trip.
     public func createShieldWindow(_ rect: Rect) throws(XError) -> WindowID {
         let id = generateID()
-        // Value list in mask-bit order: OVERRIDE_REDIRECT, EVENT_MASK.
-        let values: [UInt32] = [1, EventMask.structureNotify.rawValue]
+        // Value list in mask-bit order: OVERRIDE_REDIRECT, EVENT_MASK. Crossing events tell
+        // whether the pointer is over the shield or in one of its holes.
+        let values: [UInt32] = [1, EventMask([.structureNotify, .enterWindow, .leaveWindow]).rawValue]
         let cookie = xcb_create_window_checked(
             c, 0, id, root, Int16(clamping: rect.x), Int16(clamping: rect.y),
             UInt16(clamping: rect.width), UInt16(clamping: rect.height), 0,
@@ -28,6 +29,36 @@ extension XConnection {
         xcb_configure_window(c, window, UInt16(XCB_CONFIG_WINDOW_STACK_MODE.rawValue), &above)
     }
 
+    /// Asks TranslateCoordinates which child of the root is at (x, y) now, honouring input
+    /// shapes, without waiting: read the answer with `childOfRoot(_:)` after a flush.
+    public func askChildOfRoot(x px: Int32, y py: Int32) -> ChildOfRootQuery {
+        ChildOfRootQuery(cookie: xcb_translate_coordinates(c, root, root, Int16(clamping: px), Int16(clamping: py)))
+    }
+
+    /// The top-level window `query` found, nil for the bare root.
+    public func childOfRoot(_ query: ChildOfRootQuery) throws(XError) -> WindowID? {
+        try reply("TranslateCoordinates", { xcb_translate_coordinates_reply(c, query.cookie, $0) }) { r in
+            r.pointee.child == UInt32(XCB_NONE) ? nil : r.pointee.child
+        }
+    }
+
+    /// Asks the window manager to activate (focus and, by its own rules, raise) a client
+    /// window, as a pager does for a click on it: EWMH `_NET_ACTIVE_WINDOW` with source 2
+    /// (a direct user action) and the click's time. Unchecked.
+    public func requestActivation(_ window: WindowID, time: Timestamp) {
+        var event = xcb_client_message_event_t()
+        event.response_type = UInt8(XCB_CLIENT_MESSAGE)
+        event.format = 32
+        event.window = window
+        event.type = atoms.netActiveWindow
+        event.data.data32.0 = 2
+        event.data.data32.1 = time
+        let mask = EventMask([.substructureRedirect, .substructureNotify]).rawValue
+        withUnsafeBytes(of: event) { bytes in
+            _ = xcb_send_event(c, 0, root, mask, bytes.baseAddress!.assumingMemoryBound(to: CChar.self))
+        }
+    }
+
     public func moveResizeWindow(_ window: WindowID, to rect: Rect) {
         let values: [UInt32] = [UInt32(bitPattern: rect.x), UInt32(bitPattern: rect.y),
                                 UInt32(clamping: rect.width), UInt32(clamping: rect.height)]
@@ -35,6 +66,11 @@ extension XConnection {
             | XCB_CONFIG_WINDOW_WIDTH.rawValue | XCB_CONFIG_WINDOW_HEIGHT.rawValue
         xcb_configure_window(c, window, UInt16(mask), values)
     }
+}
+
+/// A TranslateCoordinates request sent and not read yet.
+public struct ChildOfRootQuery {
+    fileprivate let cookie: xcb_translate_coordinates_cookie_t
 }
 
 /// A window's input shape as XFixes regions owned by this object: "covered" is the screen

@@ -27,6 +27,15 @@ public final class XTestInput {
         try fake(XCB_BUTTON_RELEASE, detail: button)
     }
 
+    /// Holds a key down (a modifier for the clicks that follow) until `keyUp`.
+    public func keyDown(_ keycode: UInt8) throws {
+        try fake(XCB_KEY_PRESS, detail: keycode)
+    }
+
+    public func keyUp(_ keycode: UInt8) throws {
+        try fake(XCB_KEY_RELEASE, detail: keycode)
+    }
+
     /// Presses and releases one key.
     public func key(_ keycode: UInt8) throws {
         try fake(XCB_KEY_PRESS, detail: keycode)

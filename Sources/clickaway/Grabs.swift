@@ -45,7 +45,8 @@ final class Grabs {
     }
 
     /// Holds exactly the grabs for `wanted` (nothing when it is empty).
-    /// Returns the combinations newly refused, for the caller to report.
+    /// Returns the combinations newly refused, for the caller to report: what a refusal
+    /// costs depends on the mode (`refusalSentence`).
     @discardableResult
     func update(to wanted: ButtonSet) -> [(Combination, XErrorInfo)] {
         guard wanted != buttons else { return [] }
@@ -57,7 +58,6 @@ final class Grabs {
             if let error {
                 refused.append((combo, error))
                 newlyRefused.append((combo, error))
-                logger.error("\(refusalSentence(combo, error))")
             } else {
                 held.append(combo)
             }
@@ -71,10 +71,20 @@ final class Grabs {
         return newlyRefused
     }
 
-    func refusalSentence(_ combo: Combination, _ error: XErrorInfo) -> String {
+    /// What a refused combination means for the clicks that use it.
+    enum Consequence: String {
+        /// Grab mode: nothing else sees those clicks.
+        case notDismissing = "clicks with that combination will not dismiss popups"
+        /// `auto` has switched to the shield mode, which needs no grab on the root.
+        case shieldTakesThem = "the shield mode takes those clicks instead (backend = \"auto\")"
+        /// Shield mode's grabs on the root while the pointer is over the shield.
+        case shieldKeepsThem = "the shield keeps taking those clicks; one that goes on is followed by a _NET_ACTIVE_WINDOW request to the window manager for the window under it"
+    }
+
+    func refusalSentence(_ combo: Combination, _ error: XErrorInfo, _ consequence: Consequence) -> String {
         "cannot grab button \(combo.button) with \(describe(combo.modifiers)): "
             + Self.culprit(error, usual: "another client (often the window manager) already grabs that combination on the root window")
-            + "; clicks with that combination will not dismiss popups"
+            + "; " + consequence.rawValue
     }
 
     /// Why a grab failed: BadAccess means someone else holds it, in the words of `usual`.

@@ -4,8 +4,11 @@ import Logging
 
 /// Shield mode: an invisible InputOnly window over the screen, mapped while a popup is open,
 /// whose input shape leaves holes where a click cannot dismiss anything. Clicks in the holes
-/// never reach the daemon; the rest land on the shield, where a SYNC passive grab of the
-/// shield itself (never of the root) freezes them until the daemon decides.
+/// never reach the daemon; the rest land on the shield. While the pointer is over the shield
+/// (its crossing events say so), the daemon holds SYNC grabs on the root, so that a press it
+/// lets through goes through the window manager's grabs; a SYNC passive grab of the shield
+/// itself freezes every other press (combinations another client holds on the root, a press
+/// just after the pointer came out of a hole) until the daemon decides.
 final class ShieldWindow {
     let window: WindowID
     private let x: XConnection
@@ -94,9 +97,18 @@ final class ShieldWindow {
 
     /// Lets a frozen press at (x, y) through: uncovers the point, replays the press to the
     /// window now under it, and covers the point again. Requests only, no round trip.
-    func replay(_ e: ButtonEvent) {
+    ///
+    /// The server replays a press only through the passive grabs below the grab window
+    /// (dix/events.c, ComputeFreezes → CheckDeviceGrabs with the grab window as ancestor).
+    /// Frozen by a grab on the root, the press goes through the window manager's grabs on
+    /// frames and clients, as without clickaway; frozen by the shield's own grab, whose
+    /// window is no ancestor of anything, it goes straight to the window. For that case
+    /// `findWindowUnder` asks, while the point is uncovered, which top-level is there.
+    func replay(_ e: ButtonEvent, findWindowUnder: Bool) -> ChildOfRootQuery? {
         shape.punch(x: e.rootX, y: e.rootY)
         x.allowEvents(.replayPointer, time: e.time)
+        let query = findWindowUnder ? x.askChildOfRoot(x: e.rootX, y: e.rootY) : nil
         shape.restore()
+        return query
     }
 }

@@ -33,6 +33,10 @@ final class WindowTracker: WindowSource {
     /// The client window of every viewable top-level window looked at, matching or not: a
     /// title or class that changes later is matched again (PropertyNotify on the client).
     private var clients: [WindowID: WindowID] = [:]
+    /// The windows whose PropertyNotify leads to a top-level (the value): its client, and
+    /// while no window manager has claimed one with WM_STATE, every window the search looked
+    /// at, since WM_STATE can appear on any of them after the frame is mapped.
+    private var watched: [WindowID: WindowID] = [:]
     /// The properties whose change can change a match: titles only when some rule uses
     /// one, so that windows retitling themselves (terminals, progress) cost nothing.
     private var matchedAtoms: [Atom] = []
@@ -49,6 +53,7 @@ final class WindowTracker: WindowSource {
         stacking = try x.queryTree(x.root).children
         tracked = [:]
         clients = [:]
+        watched = [:]
         for window in stacking { inspect(window, now: now) }
     }
 
@@ -77,17 +82,21 @@ final class WindowTracker: WindowSource {
         case .destroyNotify(let e):
             stacking.removeAll { $0 == e.window }
             closing.cancel(e.window)
-            clients[e.window] = nil
+            unwatch(e.window)
             return forget(e.window)
         case .unmapNotify(let e) where e.event == x.root:
-            clients[e.window] = nil
+            unwatch(e.window)
             return forget(e.window)
-        case .propertyNotify(let e) where matchedAtoms.contains(e.atom):
-            guard let top = clients.first(where: { $0.value == e.window })?.key else { return false }
-            let before = tracked[top].map { ($0.popup, $0.anchorOf, $0.excluded) }
+        case .propertyNotify(let e) where e.atom == x.atoms.wmState || matchedAtoms.contains(e.atom):
+            // WM_STATE set on a window below a frame (the window manager has claimed its
+            // client), or the client's class, title or type changed.
+            guard let top = watched[e.window], e.atom != x.atoms.wmState || clients[top] != e.window || e.deleted else {
+                return false
+            }
+            let before = tracked[top].map { ($0.client, $0.popup, $0.anchorOf, $0.excluded) }
             inspect(top, now: now)
-            let after = tracked[top].map { ($0.popup, $0.anchorOf, $0.excluded) }
-            return before?.0 != after?.0 || before?.1 != after?.1 || before?.2 != after?.2
+            let after = tracked[top].map { ($0.client, $0.popup, $0.anchorOf, $0.excluded) }
+            return before?.0 != after?.0 || before?.1 != after?.1 || before?.2 != after?.2 || before?.3 != after?.3
         case .mapNotify(let e) where e.event == x.root:
             return inspect(e.window, now: now)
         case .reparentNotify(let e) where e.event == x.root:
@@ -97,7 +106,7 @@ final class WindowTracker: WindowSource {
                 return inspect(e.window, now: now)
             }
             stacking.removeAll { $0 == e.window }
-            clients[e.window] = nil
+            unwatch(e.window)
             return forget(e.window)
         case .configureNotify(let e) where e.event == x.root:
             restack(e.window, above: e.aboveSibling)
@@ -133,6 +142,12 @@ final class WindowTracker: WindowSource {
         return areas
     }
 
+    /// The client window of a top-level: known when it was looked at, else searched now.
+    func client(of top: WindowID) throws(XError) -> WindowID? {
+        if let client = clients[top] { return client }
+        return try x.findClient(of: top).client
+    }
+
     func trackedClient(_ client: WindowID) -> Tracked? {
         tracked.values.first { $0.client == client }
     }
@@ -164,8 +179,21 @@ final class WindowTracker: WindowSource {
         return true
     }
 
-    /// Looks at a top-level window: finds its client (itself, or a child that has WM_CLASS
-    /// under a reparenting window manager) and matches it. Windows that vanish while being
+    /// Stops following the properties of a top-level that is gone, unmapped or reparented.
+    private func unwatch(_ top: WindowID) {
+        clients[top] = nil
+        watched = watched.filter { $0.value != top }
+    }
+
+    /// Follows the properties of `windows` for `top`, selecting PropertyNotify on those not
+    /// followed yet, and lets go of the others followed for it.
+    private func watch(_ windows: [WindowID], for top: WindowID) {
+        watched = watched.filter { $0.value != top || windows.contains($0.key) }
+        for w in windows where watched.updateValue(top, forKey: w) == nil { x.watchProperties(w) }
+    }
+
+    /// Looks at a top-level window: finds its client (`findClient`: the window with WM_STATE
+    /// at any depth below it, else itself) and matches it. Windows that vanish while being
     /// looked at are simply not tracked.
     @discardableResult
     private func inspect(_ top: WindowID, now: Int64) -> Bool {
@@ -175,8 +203,14 @@ final class WindowTracker: WindowSource {
             guard attributes.mapState == .viewable, attributes.windowClass == .inputOutput || attributes.overrideRedirect else {
                 return false
             }
-            guard let client = try findClient(top, depth: 2) else { return false }
-            if clients.updateValue(client, forKey: top) != client { x.watchProperties(client) }
+            let search = try x.findClient(of: top)
+            // An override-redirect window is never managed: no WM_STATE will come.
+            watch(search.managed || attributes.overrideRedirect ? search.client.map { [$0] } ?? [] : search.searched, for: top)
+            guard let client = search.client else {
+                clients[top] = nil
+                return forget(top)
+            }
+            clients[top] = client
             let properties = try x.windowProperties(client)
             let roles = model.roles(for: properties)
             guard !roles.isNone else { return forget(top) }
@@ -198,15 +232,6 @@ final class WindowTracker: WindowSource {
             logger.debug("window vanished while being inspected", metadata: ["window": "\(hex(top))", "error": "\(error)"])
             return false
         }
-    }
-
-    private func findClient(_ window: WindowID, depth: Int) throws(XError) -> WindowID? {
-        if try x.wmClass(window) != nil { return window }
-        guard depth > 0 else { return nil }
-        for child in try x.queryTree(window).children.reversed() {
-            if let found = try findClient(child, depth: depth - 1) { return found }
-        }
-        return nil
     }
 }
 

@@ -22,6 +22,8 @@ final class X11Daemon: Daemon {
     /// A press swallowed on the shield whose release has not come yet: the shield stays up
     /// until then, because unmapping it would end the grab and send the release on.
     private var shieldHoldsAClick = false
+    /// Whether the pointer is over the shield rather than in a hole (its crossing events).
+    private var pointerOnShield = false
 
     enum Interception: String {
         case grab = "x11-grab"
@@ -68,22 +70,25 @@ final class X11Daemon: Daemon {
             if backend == .auto && fallbackReason != nil { return }
             shield?.update(active: false, holes: [])
             shieldHoldsAClick = false
+            pointerOnShield = false
             interception = .grab
         }
     }
 
     /// `auto` after a refused grab: the shield needs no grab on the root, so it works where
     /// another client holds one. Said once, in the log and in `status`.
-    private func fallBackToShield(because reason: String) {
+    /// Returns whether the shield now takes the clicks.
+    private func fallBackToShield(because reason: String) -> Bool {
         do {
             try enterShieldMode()
         } catch {
             logger.error("a grab was refused and the shield mode is not available either (\(error)); staying with grabs")
-            return
+            return false
         }
         fallbackReason = reason
         logger.warning("switching to the shield mode (backend = \"auto\") because a grab was refused: \(reason)")
         broadcast("backend", [("backend", .string(Interception.shield.rawValue)), ("reason", .string(reason))])
+        return true
     }
 
     /// The shield (made the first time) takes clicks instead of grabs on the root.
@@ -154,7 +159,13 @@ final class X11Daemon: Daemon {
         case .unmapNotify(let e) where e.window == shield?.window:
             // Another client unmapped it: it must come back while popups are open.
             shield?.noteUnmapped()
+            pointerOnShield = false
             refresh()
+        case .enterNotify(let e) where e.window == shield?.window:
+            pointerEntered(shield: true)
+        case .leaveNotify(let e) where e.window == shield?.window && e.mode != .grab:
+            // A grab taking the pointer (mode Grab) leaves it where it is.
+            pointerEntered(shield: false)
         case .randrScreenChange:
             // Not the event's size: RandR swaps it when the first CRTC is rotated.
             if let root = try? x.getGeometry(x.root) { screen = Rect(x: 0, y: 0, width: root.rect.width, height: root.rect.height) }
@@ -173,15 +184,19 @@ final class X11Daemon: Daemon {
     /// The press path: decide from memory, answer, flush; only then act on the decision.
     private func press(_ e: ButtonEvent) {
         let decision = engine.press(button: e.button, x: e.rootX, y: e.rootY, time: clock.unwrap(e.time))
+        let onShieldGrab = e.window == shield?.window
+        var windowUnder: ChildOfRootQuery?
         if decision.click == .swallow {
             x.allowEvents(.asyncPointer, time: e.time)
-            shieldHoldsAClick = e.window == shield?.window
-        } else if let shield, e.window == shield.window {
-            shield.replay(e)
+            shieldHoldsAClick = onShieldGrab
+        } else if let shield, onShieldGrab || shield.mapped {
+            // Buttons 1-3 focus on a click; the wheel does not.
+            windowUnder = shield.replay(e, findWindowUnder: onShieldGrab && e.button <= 3)
         } else {
             x.allowEvents(.replayPointer, time: e.time)
         }
         x.flush()
+        if let windowUnder { activate(under: windowUnder, time: e.time) }
         // The replayed press first, the dismissal after: on a shared CPU, let the X server
         // deliver it before this process goes on to unmap and ungrab (BENCHMARKS.md, case 4).
         if decision.dismissCount > 0 && decision.click != .swallow { sched_yield() }
@@ -258,23 +273,64 @@ final class X11Daemon: Daemon {
 
     private func updateClickInterception() {
         let active = !engine.open.isEmpty
-        if interception == .shield, let shield {
-            shield.update(active: active || shieldHoldsAClick, holes: active ? engine.shieldHoles(screen: screen) : [])
-            return
-        }
         var wanted = ButtonSet(bits: 0)
         for o in engine.open { wanted.bits |= config.model.popups[Int(o.popup)].buttons.bits }
-        let refused = grabs.update(to: wanted).map { ($0.0, $0.1, grabs.refusalSentence($0.0, $0.1)) }
-        for (combo, error, sentence) in refused {
+        if interception == .shield, let shield {
+            shield.update(active: active || shieldHoldsAClick, holes: active ? engine.shieldHoles(screen: screen) : [])
+            // Over the shield, grabs on the root take the clicks that may focus a window, so
+            // that one let through reaches the window manager's grabs (ShieldWindow.replay).
+            // In a hole there are none: clicks there never wait for the daemon.
+            wanted.bits |= ButtonSet(bits: 0b1110).bits
+            for (combo, error) in grabs.update(to: active && shield.mapped && pointerOnShield ? wanted : ButtonSet(bits: 0)) {
+                logger.debug("\(grabs.refusalSentence(combo, error, .shieldKeepsThem))")
+            }
+            return
+        }
+        let refused = grabs.update(to: wanted)
+        guard let first = refused.first else { return }
+        if effectiveBackend == .auto, fallBackToShield(because: grabs.refusalSentence(first.0, first.1, .shieldTakesThem)) {
+            report(refused, .shieldTakesThem)
+            updateClickInterception()
+        } else {
+            report(refused, .notDismissing)
+        }
+    }
+
+    private func report(_ refused: [(Grabs.Combination, XErrorInfo)], _ consequence: Grabs.Consequence) {
+        for (combo, error) in refused {
+            let sentence = grabs.refusalSentence(combo, error, consequence)
+            if consequence == .notDismissing { logger.error("\(sentence)") } else { logger.warning("\(sentence)") }
             lastError = sentence
             broadcast("grab_refused", [
                 ("button", .int(Int64(combo.button))), ("modifiers", .string(grabs.describe(combo.modifiers))),
                 ("error", .string(error.name)), ("message", .string(sentence)),
             ])
         }
-        if let (_, _, sentence) = refused.first, effectiveBackend == .auto {
-            fallBackToShield(because: sentence)
-            if interception == .shield { updateClickInterception() }
+    }
+
+    /// The pointer crossed into the shield or out of it into a hole: grabs on the root while
+    /// it is over the shield (see `updateClickInterception`).
+    private func pointerEntered(shield entered: Bool) {
+        guard entered != pointerOnShield else { return }
+        pointerOnShield = entered
+        guard interception == .shield else { return }
+        updateClickInterception()
+        x.flush()
+    }
+
+    /// After a press let through from the shield's own grab, which no window manager grab
+    /// saw: asks the window manager to activate the client under it, as a click would have
+    /// (EWMH; a window manager without it, and the bare root, get nothing). Runs after the
+    /// answer to the press is flushed: the round trip here never holds the pointer.
+    private func activate(under query: ChildOfRootQuery, time: Timestamp) {
+        do {
+            guard let top = try x.childOfRoot(query), top != shield?.window,
+                  let client = try tracker.client(of: top) else { return }
+            x.requestActivation(client, time: time)
+            logger.debug("asked the window manager to activate the window under a click let through the shield",
+                         metadata: ["window": "\(hex(client))"])
+        } catch {
+            logger.debug("no window to activate under a click let through the shield: \(error)")
         }
     }
 

@@ -99,9 +99,10 @@ struct Pick: ParsableCommand {
     }
 
     private func describe(_ x: XConnection, _ topLevel: WindowID) throws -> PickedWindow {
-        guard let client = try findClient(x, topLevel, depth: 2) else {
-            throw NothingPicked(reason: "window \(hex(topLevel)) under the click has no WM_CLASS, and no window "
-                                + "inside it has one, so no [[popup]] window match can find it")
+        // The daemon's window tracker finds clients with the same search.
+        guard let client = try x.findClient(of: topLevel).client else {
+            throw NothingPicked(reason: "window \(hex(topLevel)) under the click is no client window: nothing inside it "
+                                + "has WM_STATE and it has no WM_CLASS itself, so no [[popup]] window match can find it")
         }
         do throws(XError) {
             return PickedWindow(
@@ -112,22 +113,11 @@ struct Pick: ParsableCommand {
             throw NothingPicked(reason: "window \(hex(client)) could not be read (did it just close?): \(error)")
         }
     }
-
-    /// The top-level itself or, under a reparenting window manager, the window inside its
-    /// frame that carries WM_CLASS: the same search as the daemon's window tracker.
-    private func findClient(_ x: XConnection, _ window: WindowID, depth: Int) throws(XError) -> WindowID? {
-        if try x.wmClass(window) != nil { return window }
-        guard depth > 0 else { return nil }
-        for child in try x.queryTree(window).children.reversed() {
-            if let found = try findClient(x, child, depth: depth - 1) { return found }
-        }
-        return nil
-    }
 }
 
 /// What `pick` found, and the `[[popup]]` block it suggests.
 struct PickedWindow {
-    /// The window carrying WM_CLASS, the one a window match looks at.
+    /// The client window (WM_STATE, or an unmanaged top-level), the one a window match looks at.
     var client: WindowID
     /// The child of the root: the client itself, or its window manager's frame.
     var topLevel: WindowID

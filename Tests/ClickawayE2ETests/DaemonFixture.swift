@@ -158,9 +158,14 @@ final class DaemonFixture: DaemonRun {
 
     /// Clicks through XTest, lets the daemon decide, then lets the test client read what arrived
     /// (including WM_DELETE_WINDOW, which it answers by destroying the window), then syncs again
-    /// so the daemon has seen the result.
+    /// so the daemon has seen the result. The daemon sees the pointer arrive before the press,
+    /// as it does when a person moves and then clicks: in shield mode it grabs the root only
+    /// while the pointer is over the shield.
     func click(_ x: Int32, _ y: Int32, button: UInt8 = 1) throws {
-        try input.click(button, at: x, y)
+        try input.motion(x: x, y: y)
+        try sync()
+        try input.press(button)
+        try input.release(button)
         try settle()
     }
 

@@ -24,6 +24,12 @@ struct ShieldModeTests {
         #expect(try f.isIntercepting())
         #expect(try holes(f) == [[100, 100, 300, 200]])
 
+        // Over the shield the daemon grabs the root (a click let through then reaches the
+        // window manager's grabs); once the pointer is in a hole it holds no grab at all.
+        #expect(try f.status()["grab"]?["active"]?.boolValue == true)
+        try f.input.motion(x: 150, y: 130)
+        try f.sync()
+        #expect(try f.status()["grab"]?["active"]?.boolValue == false)
         let pid = try #require(f.daemon?.pid)
         kill(pid, SIGSTOP)
         defer { kill(pid, SIGCONT) }
@@ -82,6 +88,11 @@ struct ShieldModeTests {
         try f.startDaemon()
         try f.window(Layout.popup, class: "Pop")
         try f.input.motion(x: 600, y: 500)
+        try f.sync()
+        // With Shift held, no grab on the root matches: the shield's own grab takes the press.
+        let shift = try #require(f.client.connection.keycodes(forKeysym: 0xffe1).min())
+        try f.input.keyDown(shift)
+        defer { try? f.input.keyUp(shift) }
         try f.input.press(1)
         try f.settle()
         #expect(try f.openPopups().isEmpty)
@@ -107,13 +118,23 @@ struct ShieldModeTests {
         #expect(other.grabOnRoot(button: 1, modifiers: numLock) == nil)
         try f.startDaemon()
         #expect(try f.status()["backend"]?.stringValue == "x11-grab")
+        let events = try f.monitor()
 
         let popup = try f.window(Layout.popup, class: "Pop")
         let status = try f.status()
         #expect(status["backend"]?.stringValue == "x11-shield")
         #expect(status["fallback"]?.stringValue?.contains("cannot grab button 1 with NumLock") == true)
-        #expect(status["grab"]?["active"]?.boolValue == false)
+        // Over the shield it grabs the root again, all but the combination the other client holds.
+        let held = status["grab"]?["held"]?.arrayValue ?? []
+        #expect(!held.contains { $0["button"]?.intValue == 1 && $0["modifiers"]?.stringValue == "NumLock" })
+        #expect(held.contains { $0["button"]?.intValue == 1 && $0["modifiers"]?.stringValue == "no modifiers" })
         #expect(f.log.contains("switching to the shield mode"))
+        // The refusal says what happens to those clicks now: the shield takes them.
+        let takes = "the shield mode takes those clicks instead"
+        #expect(status["last_error"]?.stringValue?.contains(takes) == true, "\(status["last_error"]?.text ?? "")")
+        let refusal = try events.await("grab_refused")
+        #expect(refusal["message"]?.stringValue?.contains(takes) == true, "\(refusal.text)")
+        #expect(!f.log.contains("will not dismiss popups"), "\(f.log)")
 
         try f.click(600, 500)
         #expect(f.client.deleteRequests(popup) == 1)
@@ -131,7 +152,9 @@ struct ShieldModeTests {
         #expect(other.grabOnRoot(button: 1, modifiers: numLock) == nil)
         try f.startDaemon()
         let popup = try f.window(Layout.popup, class: "Pop")
-        #expect(try f.status()["grab"]?["refused"]?.arrayValue?.isEmpty == true)
+        // The shield keeps the combination the other client holds on the root: no error.
+        let refused = try f.status()["grab"]?["refused"]?.arrayValue ?? []
+        #expect(refused.contains { $0["button"]?.intValue == 1 && $0["modifiers"]?.stringValue == "NumLock" })
         #expect(try f.status()["last_error"]?.isNull == true)
         try f.click(600, 500)
         #expect(f.client.deleteRequests(popup) == 1)

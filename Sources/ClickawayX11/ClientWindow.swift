@@ -1,0 +1,54 @@
+import CXCB
+
+/// Where the client window of a top-level window is, found as ICCCM 4.1.3.1 defines it: the
+/// window that carries WM_STATE, which a window manager sets on the clients it manages, at
+/// whatever depth it put them below its frame. A frame's own properties never make it the
+/// client: i3 (`i3-frame`) and herbstluftwm (`_HERBST_DECORATION`) put WM_CLASS on theirs.
+///
+/// With no WM_STATE anywhere below it, a top-level window is nobody's frame: an
+/// override-redirect window (menus, tooltips, many bar popups), or any window while no
+/// window manager runs. It is then its own client if it has WM_CLASS (what xprop and
+/// xdotool do too). A window manager may set WM_STATE only after mapping its frame, so for a
+/// top-level that is not override-redirect the answer can still change: `searched` lists
+/// the windows to watch for WM_STATE appearing.
+public struct ClientSearch: Equatable, Sendable {
+    /// The client window, nil when there is none (no WM_STATE below, no WM_CLASS on top).
+    public var client: WindowID?
+    /// Whether WM_STATE named the client: then it stays the client while it is mapped.
+    public var managed: Bool
+    /// The windows looked at, the top-level first, down to `XConnection.clientSearchDepth`.
+    public var searched: [WindowID]
+}
+
+extension XConnection {
+    /// How many levels below a top-level the search goes. Frames nest two or three deep
+    /// (openbox: frame, plate, client); a client deeper than this is not found.
+    public static let clientSearchDepth = 6
+
+    /// Finds the client window of `topLevel`: the window carrying WM_STATE, breadth first,
+    /// topmost children first; else `topLevel` itself when it has WM_CLASS. Each level is two
+    /// round trips (WM_STATE of all its windows, then their children), whatever its width.
+    public func findClient(of topLevel: WindowID) throws(XError) -> ClientSearch {
+        var level = [topLevel]
+        var searched: [WindowID] = []
+        for depth in 0...Self.clientSearchDepth {
+            let stateCookies = level.map { xcb_get_property(c, 0, $0, atoms.wmState, UInt32(XCB_GET_PROPERTY_TYPE_ANY.rawValue), 0, 0) }
+            let hasState = try collect(c, stateCookies, \.sequence) { (_, cookie) throws(XError) in
+                try reply("GetProperty WM_STATE", { xcb_get_property_reply(c, cookie, $0) }) { $0.pointee.type != UInt32(XCB_NONE) }
+            }
+            searched += level
+            if let i = hasState.firstIndex(of: true) {
+                return ClientSearch(client: level[i], managed: true, searched: searched)
+            }
+            guard depth < Self.clientSearchDepth else { break }
+            let treeCookies = level.map { xcb_query_tree(c, $0) }
+            level = try collect(c, treeCookies, \.sequence) { (_, cookie) throws(XError) in
+                try reply("QueryTree", { xcb_query_tree_reply(c, cookie, $0) }) { r in
+                    Array(UnsafeBufferPointer(start: xcb_query_tree_children(r), count: Int(xcb_query_tree_children_length(r))))
+                }
+            }.flatMap { $0.reversed() }
+            if level.isEmpty { break }
+        }
+        return ClientSearch(client: try wmClass(topLevel) != nil ? topLevel : nil, managed: false, searched: searched)
+    }
+}
