@@ -28,10 +28,14 @@ extension XConnection {
     /// Finds the client window of `topLevel`: the window carrying WM_STATE, breadth first,
     /// topmost children first; else `topLevel` itself when it has WM_CLASS. Each level is two
     /// round trips (WM_STATE of all its windows, then their children), whatever its width.
-    public func findClient(of topLevel: WindowID) throws(XError) -> ClientSearch {
+    ///
+    /// `beforeReading` gets each window before its WM_STATE is read, for a caller that
+    /// selects PropertyNotify on it there: a WM_STATE set after the read then still reaches it.
+    public func findClient(of topLevel: WindowID, beforeReading: (WindowID) -> Void = { _ in }) throws(XError) -> ClientSearch {
         var level = [topLevel]
         var searched: [WindowID] = []
         for depth in 0...Self.clientSearchDepth {
+            level.forEach(beforeReading)
             let stateCookies = level.map { xcb_get_property(c, 0, $0, atoms.wmState, UInt32(XCB_GET_PROPERTY_TYPE_ANY.rawValue), 0, 0) }
             let hasState = try collect(c, stateCookies, \.sequence) { (_, cookie) throws(XError) in
                 try reply("GetProperty WM_STATE", { xcb_get_property_reply(c, cookie, $0) }) { $0.pointee.type != UInt32(XCB_NONE) }

@@ -74,8 +74,9 @@ public struct ChildOfRootQuery {
 }
 
 /// A window's input shape as XFixes regions owned by this object: "covered" is the screen
-/// minus the holes; `punch` takes one more point out of it for a single replayed press,
-/// using regions made up front, so the press path sends requests and allocates nothing.
+/// minus the holes; `punch` takes one more point out of it (a pinhole for a press let
+/// through), which stays out, holes changing or not, until `closePinhole`. Regions are made
+/// up front, so the press path sends requests and allocates nothing.
 /// Needs XFixes 2.0 (`requireXFixes()`), negotiated before the first request.
 public final class InputShape {
     private let x: XConnection
@@ -85,6 +86,8 @@ public final class InputShape {
     private let covered: UInt32
     private let point: UInt32
     private let punched: UInt32
+    /// Whether the shape applied is `punched` (covered minus the point) rather than `covered`.
+    public private(set) var hasPinhole = false
 
     public init(x: XConnection, window: WindowID) {
         self.x = x
@@ -99,27 +102,39 @@ public final class InputShape {
         for region in [screenRegion, holesRegion, covered, point, punched] { xcb_xfixes_destroy_region(x.c, region) }
     }
 
-    /// Covers `screen` except `holes`, and applies it.
+    /// Covers `screen` except `holes` (and the pinhole, while there is one), and applies it.
     public func cover(_ screen: Rect, except holes: [Rect]) {
         var whole = xcbRect(screen)
         xcb_xfixes_set_region(x.c, screenRegion, 1, &whole)
         let rects = holes.map(xcbRect)
         xcb_xfixes_set_region(x.c, holesRegion, UInt32(rects.count), rects)
         xcb_xfixes_subtract_region(x.c, screenRegion, holesRegion, covered)
-        restore()
+        if hasPinhole { xcb_xfixes_subtract_region(x.c, covered, point, punched) }
+        apply()
     }
 
-    /// Applies the shape `cover` made, after a `punch`.
-    public func restore() {
-        xcb_xfixes_set_window_shape_region(x.c, window, UInt8(XCB_SHAPE_SK_INPUT.rawValue), 0, 0, covered)
-    }
-
-    /// Uncovers the one point (x, y), so that a press there replayed now reaches the window below.
+    /// Uncovers the one point (x, y), so that a press there replayed now reaches the window
+    /// below, and keeps it uncovered until `closePinhole`.
     public func punch(x px: Int32, y py: Int32) {
         var dot = xcb_rectangle_t(x: Int16(clamping: px), y: Int16(clamping: py), width: 1, height: 1)
         xcb_xfixes_set_region(x.c, point, 1, &dot)
         xcb_xfixes_subtract_region(x.c, covered, point, punched)
-        xcb_xfixes_set_window_shape_region(x.c, window, UInt8(XCB_SHAPE_SK_INPUT.rawValue), 0, 0, punched)
+        hasPinhole = true
+        apply()
+    }
+
+    /// Covers the pinhole again.
+    public func closePinhole() {
+        guard hasPinhole else { return }
+        hasPinhole = false
+        apply()
+    }
+
+    /// Forgets the pinhole without a request, for a window that is being unmapped.
+    public func dropPinhole() { hasPinhole = false }
+
+    private func apply() {
+        xcb_xfixes_set_window_shape_region(x.c, window, UInt8(XCB_SHAPE_SK_INPUT.rawValue), 0, 0, hasPinhole ? punched : covered)
     }
 }
 

@@ -54,6 +54,7 @@ public final class TestClient {
     ///   - type: `_NET_WM_WINDOW_TYPE` by its short name ("dialog", "popup_menu").
     ///   - closesOnDelete: list WM_DELETE_WINDOW in WM_PROTOCOLS and destroy the window
     ///     when a WM_DELETE_WINDOW message arrives, like a well-behaved client.
+    ///   - fixedSize: minimum and maximum size equal to the size (xmonad floats such windows).
     @discardableResult
     public func createWindow(
         at rect: Rect,
@@ -62,6 +63,7 @@ public final class TestClient {
         type: String? = nil,
         closesOnDelete: Bool = false,
         overrideRedirect: Bool = false,
+        fixedSize: Bool = true,
         timeout: Duration = .seconds(5)
     ) throws -> TestWindow {
         let x = connection
@@ -88,10 +90,11 @@ public final class TestClient {
                 setWords(c, id, x.atoms.wmProtocols, UInt32(XCB_ATOM_ATOM.rawValue), [x.atoms.wmDeleteWindow])
             }
             // WM_NORMAL_HINTS with USPosition|USSize, so a window manager keeps the position,
-            // and PMinSize|PMaxSize both the size, so xmonad floats it there instead of tiling it.
+            // and (`fixedSize`) PMinSize|PMaxSize both the size, so xmonad floats it there
+            // instead of tiling it.
             let size = [UInt32(rect.width), UInt32(rect.height)]
-            let hints: [UInt32] = [1 | 2 | 16 | 32, UInt32(bitPattern: rect.x), UInt32(bitPattern: rect.y)] + size
-                + size + size + Array(repeating: 0, count: 9)
+            let hints: [UInt32] = [1 | 2 | (fixedSize ? 16 | 32 : 0), UInt32(bitPattern: rect.x), UInt32(bitPattern: rect.y)]
+                + size + size + size + Array(repeating: 0, count: 9)
             setWords(c, id, UInt32(XCB_ATOM_WM_NORMAL_HINTS.rawValue), UInt32(XCB_ATOM_WM_SIZE_HINTS.rawValue), hints)
             xcb_map_window(c, id)
             return CheckedCookie(sequence: cookie.sequence)
@@ -186,7 +189,9 @@ public final class TestClient {
             }
         } catch {
             let active = (try? activeWindow()).flatMap { $0.map { "0x" + String($0, radix: 16) } } ?? "unset"
-            let focus = (try? inputFocus()).map { "0x" + String($0, radix: 16) } ?? "unknown"
+            let focus = (try? inputFocus()).map { w in
+                "0x" + String(w, radix: 16) + ((try? connection.wmClass(w)).flatMap { $0.map { " (\($0.windowClass))" } } ?? "")
+            } ?? "unknown"
             throw HarnessError("\(error): the input focus is on \(focus), _NET_ACTIVE_WINDOW is \(active)")
         }
     }

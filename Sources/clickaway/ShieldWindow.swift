@@ -53,6 +53,7 @@ final class ShieldWindow {
                 x.unmapWindow(window)
                 mapped = false
                 self.holes = []
+                shape.dropPinhole()
             }
             return
         }
@@ -95,8 +96,8 @@ final class ShieldWindow {
         x.raiseWindow(window)
     }
 
-    /// Lets a frozen press at (x, y) through: uncovers the point, replays the press to the
-    /// window now under it, and covers the point again. Requests only, no round trip.
+    /// Lets a frozen press at (x, y) through: uncovers the point and replays the press to the
+    /// window now under it. Requests only, no round trip.
     ///
     /// The server replays a press only through the passive grabs below the grab window
     /// (dix/events.c, ComputeFreezes → CheckDeviceGrabs with the grab window as ancestor).
@@ -104,11 +105,20 @@ final class ShieldWindow {
     /// frames and clients, as without clickaway; frozen by the shield's own grab, whose
     /// window is no ancestor of anything, it goes straight to the window. For that case
     /// `findWindowUnder` asks, while the point is uncovered, which top-level is there.
+    ///
+    /// The point stays uncovered (`closePinhole`): a window manager's own SYNC grab replays
+    /// the press in its own time, to the window under the press's position then. The
+    /// pointer's next EnterNotify on the shield closes it: that comes only once nobody grabs
+    /// the pointer any more, so after every replay of this press and its release.
     func replay(_ e: ButtonEvent, findWindowUnder: Bool) -> ChildOfRootQuery? {
         shape.punch(x: e.rootX, y: e.rootY)
         x.allowEvents(.replayPointer, time: e.time)
-        let query = findWindowUnder ? x.askChildOfRoot(x: e.rootX, y: e.rootY) : nil
-        shape.restore()
-        return query
+        return findWindowUnder ? x.askChildOfRoot(x: e.rootX, y: e.rootY) : nil
+    }
+
+    /// The pointer is over the shield again: the pinhole of the last press let through has
+    /// served.
+    func closePinhole() {
+        shape.closePinhole()
     }
 }

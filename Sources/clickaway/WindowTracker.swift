@@ -185,11 +185,11 @@ final class WindowTracker: WindowSource {
         watched = watched.filter { $0.value != top }
     }
 
-    /// Follows the properties of `windows` for `top`, selecting PropertyNotify on those not
-    /// followed yet, and lets go of the others followed for it.
+    /// Follows the properties of `windows` for `top` (PropertyNotify already selected on
+    /// them), and lets go of the others followed for it.
     private func watch(_ windows: [WindowID], for top: WindowID) {
         watched = watched.filter { $0.value != top || windows.contains($0.key) }
-        for w in windows where watched.updateValue(top, forKey: w) == nil { x.watchProperties(w) }
+        for w in windows { watched[w] = top }
     }
 
     /// Looks at a top-level window: finds its client (`findClient`: the window with WM_STATE
@@ -203,8 +203,14 @@ final class WindowTracker: WindowSource {
             guard attributes.mapState == .viewable, attributes.windowClass == .inputOutput || attributes.overrideRedirect else {
                 return false
             }
-            let search = try x.findClient(of: top)
-            // An override-redirect window is never managed: no WM_STATE will come.
+            // PropertyNotify is selected on each window before its WM_STATE is read, so a
+            // window manager setting it just after is still heard. An override-redirect window
+            // is never managed: no WM_STATE will come, and the shield's own events stay as
+            // they are.
+            let search = try x.findClient(of: top) { w in
+                if !attributes.overrideRedirect && watched[w] == nil { x.watchProperties(w) }
+            }
+            if let client = search.client, attributes.overrideRedirect, watched[client] == nil { x.watchProperties(client) }
             watch(search.managed || attributes.overrideRedirect ? search.client.map { [$0] } ?? [] : search.searched, for: top)
             guard let client = search.client else {
                 clients[top] = nil

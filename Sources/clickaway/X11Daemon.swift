@@ -162,7 +162,9 @@ final class X11Daemon: Daemon {
             pointerOnShield = false
             refresh()
         case .enterNotify(let e) where e.window == shield?.window:
+            shield?.closePinhole()
             pointerEntered(shield: true)
+            x.flush()
         case .leaveNotify(let e) where e.window == shield?.window && e.mode != .grab:
             // A grab taking the pointer (mode Grab) leaves it where it is.
             pointerEntered(shield: false)

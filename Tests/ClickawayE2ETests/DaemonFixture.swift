@@ -114,10 +114,11 @@ final class DaemonFixture: DaemonRun {
     /// How the daemon takes clicks; every shared end-to-end case runs with both.
     let backend: XBackend
 
-    init(config: String, openbox: Bool = false, backend: XBackend = .grab) throws {
+    init(config: String, openbox: Bool = false, windowManager kind: WindowManagerKind? = nil, backend: XBackend = .grab) throws {
         self.backend = backend
-        xvfb = try XvfbServer()
-        windowManager = openbox ? try WindowManager(display: xvfb.display) : nil
+        let xvfb = try XvfbServer()
+        self.xvfb = xvfb
+        windowManager = try (kind ?? (openbox ? .openbox : nil)).map { try WindowManager($0, display: xvfb.display) }
         client = try TestClient(display: xvfb.display)
         input = try XTestInput(display: xvfb.display)
         try super.init(config: config)
