@@ -104,9 +104,12 @@ struct PickTests {
         #expect(titleMatch.matches(properties))
     }
 
-    @Test func underOpenboxFindsTheClientAndReportsTheFramesRectangle() throws {
+    /// i3 and herbstluftwm put a WM_CLASS of their own on their frames: the client is still
+    /// the window with WM_STATE.
+    @Test(arguments: [WindowManagerKind.openbox, .i3, .herbstluftwm])
+    func underAReparentingWindowManagerFindsTheClientAndReportsTheFramesRectangle(_ kind: WindowManagerKind) throws {
         let xvfb = try XvfbServer()
-        let windowManager = try WindowManager(display: xvfb.display)
+        let windowManager = try WindowManager(kind, display: xvfb.display)
         defer { windowManager.stop() }
         let client = try TestClient(display: xvfb.display)
         let x = client.connection
@@ -114,7 +117,7 @@ struct PickTests {
                                              wmClass: WMClass(instance: "volume", windowClass: "Volume"), closesOnDelete: true)
         var frame = window.id
         while try x.queryTree(frame).parent != x.root { frame = try x.queryTree(frame).parent }
-        try #require(frame != window.id, "openbox did not frame the window")
+        try #require(frame != window.id, "\(kind) did not frame the window")
         let frameRect = try x.rootRect(frame)
         let clientRect = try x.rootRect(window.id)
         let center = (x: clientRect.x + clientRect.width / 2, y: clientRect.y + clientRect.height / 2)
