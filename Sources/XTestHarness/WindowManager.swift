@@ -61,6 +61,11 @@ public final class WindowManager {
         environment["XDG_CACHE_HOME"] = home.appendingPathComponent(".cache").path
         environment["XDG_DATA_HOME"] = home.appendingPathComponent(".local/share").path
         let arguments = try Self.configure(kind, home: home, configHome: configHome)
+        if kind == .fluxbox {
+            // fluxbox sets its style's wallpaper through fbsetbg, which finds no wallpaper
+            // setter here and says so in an xmessage window that takes the focus.
+            environment["PATH"] = home.appendingPathComponent("bin").path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        }
         let deadline = ContinuousClock.now + timeout
         connection = try XConnection(display: display)
         // Select first, then start: no PropertyNotify on the root can slip by.
@@ -117,10 +122,14 @@ public final class WindowManager {
         let x = connection
         let atom = try x.internAtom(Self.readyProperty)
         guard try x.property32(x.root, atom) == nil else { return }
-        try x.waitForEvent("\(kind)'s configuration script to set \(Self.readyProperty) on the root window",
-                           timeout: deadline - .now, check: { try process.checkRunning(while: "running its configuration") }) { event -> Bool? in
-            if case let .propertyNotify(p) = event, p.window == x.root, p.atom == atom, !p.deleted { return true }
-            return nil
+        do {
+            try x.waitForEvent("\(kind)'s configuration script to set \(Self.readyProperty) on the root window",
+                               timeout: deadline - .now, check: { try process.checkRunning(while: "running its configuration") }) { event -> Bool? in
+                if case let .propertyNotify(p) = event, p.window == x.root, p.atom == atom, !p.deleted { return true }
+                return nil
+            }
+        } catch {
+            throw HarnessError("\(error)\n\(process.logTail)")
         }
     }
 
@@ -175,11 +184,19 @@ public final class WindowManager {
 
     /// Writes `kind`'s configuration under `home` and returns the command that starts it.
     private static func configure(_ kind: WindowManagerKind, home: URL, configHome: URL) throws -> [String] {
+        // Written with a close-on-exec descriptor: a program spawned meanwhile by a test running
+        // in parallel would otherwise hold the file open for writing, and the manager's exec of
+        // its script (herbstluftwm's autostart, bspwm's bspwmrc) would fail with ETXTBSY.
         func write(_ text: String, to path: String, executable: Bool = false) throws -> String {
             let url = home.appendingPathComponent(path)
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try text.write(to: url, atomically: true, encoding: .utf8)
-            if executable { try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path) }
+            let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, executable ? 0o755 : 0o644)
+            guard fd >= 0 else { throw HarnessError("cannot write \(url.path): \(String(cString: strerror(errno)))") }
+            defer { close(fd) }
+            let bytes = Array(text.utf8)
+            guard Glibc.write(fd, bytes, bytes.count) == bytes.count else {
+                throw HarnessError("cannot write \(url.path): \(String(cString: strerror(errno)))")
+            }
             return url.path
         }
         let ready = "xprop -root -f \(readyProperty) 32c -set \(readyProperty) 1\n"
@@ -239,6 +256,7 @@ public final class WindowManager {
                 """, to: "rc.lua")
             return ["awesome", "-c", rc]
         case .fluxbox:
+            _ = try write("#!/bin/sh\nexit 0\n", to: "bin/fbsetbg", executable: true)
             return ["fluxbox"]
         case .icewm:
             return ["icewm"]
