@@ -246,16 +246,32 @@ extension XConnection {
     /// Asks the window's client to close it (ICCCM WM_DELETE_WINDOW). Only meaningful when
     /// the window lists WM_DELETE_WINDOW in WM_PROTOCOLS; errors arrive as `.error` events.
     public func sendDeleteWindow(_ window: WindowID, time: Timestamp) {
+        sendClientMessage(atoms.wmProtocols, about: window, data: [atoms.wmDeleteWindow, time])
+    }
+
+    /// Asks the window manager to activate (focus and, by its own rules, raise) a client
+    /// window, as a pager does for a click on it: EWMH `_NET_ACTIVE_WINDOW` with source 2
+    /// (a direct user action) and the click's time. Unchecked.
+    public func requestActivation(_ window: WindowID, time: Timestamp) {
+        sendClientMessage(atoms.netActiveWindow, about: window, data: [2, time], to: root,
+                          mask: [.substructureRedirect, .substructureNotify])
+    }
+
+    /// Sends a format-32 ClientMessage of `type` about `window` (at most five words of
+    /// `data`) to `destination`, for the clients selecting `mask` there; with no destination,
+    /// to the client that created `window`. Unchecked.
+    public func sendClientMessage(_ type: Atom, about window: WindowID, data: [UInt32], to destination: WindowID? = nil,
+                                  mask: EventMask = []) {
         var event = xcb_client_message_event_t()
         event.response_type = UInt8(XCB_CLIENT_MESSAGE)
         event.format = 32
         event.window = window
-        event.type = atoms.wmProtocols
-        event.data.data32.0 = atoms.wmDeleteWindow
-        event.data.data32.1 = time
+        event.type = type
+        withUnsafeMutableBytes(of: &event.data.data32) { words in
+            for (i, word) in data.prefix(5).enumerated() { words.storeBytes(of: word, toByteOffset: 4 * i, as: UInt32.self) }
+        }
         withUnsafeBytes(of: event) { bytes in
-            _ = xcb_send_event(c, 0, window, XCB_EVENT_MASK_NO_EVENT.rawValue,
-                               bytes.baseAddress!.assumingMemoryBound(to: CChar.self))
+            _ = xcb_send_event(c, 0, destination ?? window, mask.rawValue, bytes.baseAddress!.assumingMemoryBound(to: CChar.self))
         }
     }
 

@@ -42,23 +42,6 @@ extension XConnection {
         }
     }
 
-    /// Asks the window manager to activate (focus and, by its own rules, raise) a client
-    /// window, as a pager does for a click on it: EWMH `_NET_ACTIVE_WINDOW` with source 2
-    /// (a direct user action) and the click's time. Unchecked.
-    public func requestActivation(_ window: WindowID, time: Timestamp) {
-        var event = xcb_client_message_event_t()
-        event.response_type = UInt8(XCB_CLIENT_MESSAGE)
-        event.format = 32
-        event.window = window
-        event.type = atoms.netActiveWindow
-        event.data.data32.0 = 2
-        event.data.data32.1 = time
-        let mask = EventMask([.substructureRedirect, .substructureNotify]).rawValue
-        withUnsafeBytes(of: event) { bytes in
-            _ = xcb_send_event(c, 0, root, mask, bytes.baseAddress!.assumingMemoryBound(to: CChar.self))
-        }
-    }
-
     public func moveResizeWindow(_ window: WindowID, to rect: Rect) {
         let values: [UInt32] = [UInt32(bitPattern: rect.x), UInt32(bitPattern: rect.y),
                                 UInt32(clamping: rect.width), UInt32(clamping: rect.height)]

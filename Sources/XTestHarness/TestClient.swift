@@ -113,6 +113,38 @@ public final class TestClient {
         return TestWindow(id: id)
     }
 
+    /// Plays a reparenting window manager's part without one: a top-level "frame" at `rect`
+    /// with a WM_CLASS of its own (as i3 and herbstluftwm give theirs), the client inside it,
+    /// both mapped, and no WM_STATE yet (`setWMState`). Returns once both are viewable.
+    public func createFramed(_ rect: Rect, frameClass: WMClass, clientClass: WMClass) throws -> (frame: WindowID, client: WindowID) {
+        let x = connection
+        let (frame, client) = (x.generateID(), x.generateID())
+        let inside = Rect(x: 2, y: 20, width: rect.width - 4, height: rect.height - 22)
+        x.withUnsafeConnection { c in
+            for (window, parent, r, wmClass) in [(frame, x.root, rect, frameClass), (client, frame, inside, clientClass)] {
+                xcb_create_window(c, UInt8(XCB_COPY_FROM_PARENT), window, parent, Int16(r.x), Int16(r.y),
+                                  UInt16(r.width), UInt16(r.height), 0, UInt16(XCB_WINDOW_CLASS_INPUT_OUTPUT.rawValue),
+                                  UInt32(XCB_COPY_FROM_PARENT), 0, nil)
+                setString(c, window, UInt32(XCB_ATOM_WM_CLASS.rawValue), UInt32(XCB_ATOM_STRING.rawValue),
+                          wmClass.instance + "\0" + wmClass.windowClass + "\0")
+            }
+            xcb_map_window(c, client)
+            xcb_map_window(c, frame)
+        }
+        try x.sync()
+        return (frame, client)
+    }
+
+    /// Sets WM_STATE (NormalState) on a window, as a window manager does once it manages it.
+    public func setWMState(_ window: WindowID) throws {
+        let x = connection
+        let state: [UInt32] = [1, 0]
+        x.withUnsafeConnection { c in
+            setWords(c, window, x.atoms.wmState, x.atoms.wmState, state)
+        }
+        try x.sync()
+    }
+
     /// Changes the window's title (WM_NAME and _NET_WM_NAME) after it is mapped.
     public func setTitle(_ window: TestWindow, _ title: String) throws {
         let x = connection

@@ -166,17 +166,7 @@ public final class WindowManager {
             guard ContinuousClock.now < deadline else {
                 throw HarnessError("\(kind) took SubstructureRedirect but did not manage a new window (no WM_STATE on it) in time\n\(process.logTail)")
             }
-            x.withUnsafeConnection { c in
-                var message = xcb_client_message_event_t()
-                message.response_type = UInt8(XCB_CLIENT_MESSAGE)
-                message.format = 32
-                message.window = probe
-                message.type = wake
-                let mask = EventMask([.substructureRedirect, .substructureNotify]).rawValue
-                withUnsafeBytes(of: message) { bytes in
-                    _ = xcb_send_event(c, 0, x.root, mask, bytes.baseAddress!.assumingMemoryBound(to: CChar.self))
-                }
-            }
+            x.sendClientMessage(wake, about: probe, data: [], to: x.root, mask: [.substructureRedirect, .substructureNotify])
         }
     }
 

@@ -1,5 +1,6 @@
 import ClickawayControl
 import ClickawayCore
+import ClickawayX11
 import Foundation
 import Glibc
 import Testing
@@ -30,6 +31,28 @@ struct WindowLifecycleTests {
         try f.sync()
         #expect(try f.openPopups().isEmpty)
         #expect(try !f.isIntercepting())
+    }
+
+    /// What i3 and herbstluftwm do, played by the test: a frame with a WM_CLASS of its own
+    /// around the client, the frame mapped first, WM_STATE set on the client only after.
+    /// The frame is never taken for the client; the client counts once WM_STATE names it.
+    @Test func clientIsTheWindowWithWMStateNotAFrameWithWMClass() throws {
+        let f = try DaemonFixture(config: "[[popup]]\nname = \"pop\"\nwindow = { class = \"Pop\" }\ngrace_ms = 0\n"
+                                  + "[[popup]]\nname = \"frame\"\nwindow = { class = \"i3-frame\" }\ngrace_ms = 0\n")
+        try f.startDaemon()
+        let (_, client) = try f.client.createFramed(Layout.popup, frameClass: WMClass(instance: "i3-frame", windowClass: "i3-frame"),
+                                                    clientClass: WMClass(instance: "pop", windowClass: "Pop"))
+        try f.sync()
+        // No WM_STATE anywhere yet: the top-level is its own client, and nothing matches it
+        // but the rule written for the frame's class.
+        #expect(try f.openPopups() == ["frame"])
+
+        try f.client.setWMState(client)
+        try f.sync()
+        let open = try f.status()["open"]?.arrayValue ?? []
+        #expect(open.compactMap { $0["popup"]?.stringValue } == ["pop"])
+        #expect(open.first?["window"]?.stringValue == "0x" + String(client, radix: 16))
+        #expect(open.first?["rect"]?.arrayValue?.compactMap(\.intValue) == [100, 100, 300, 200], "the frame's rectangle")
     }
 
     @Test func commandThatCannotStartLeavesThePopupOpen() throws {
