@@ -38,7 +38,9 @@ extension XConnection {
             level.forEach(beforeReading)
             let stateCookies = level.map { xcb_get_property(c, 0, $0, atoms.wmState, UInt32(XCB_GET_PROPERTY_TYPE_ANY.rawValue), 0, 0) }
             let hasState = try collect(c, stateCookies, \.sequence) { (_, cookie) throws(XError) in
-                try reply("GetProperty WM_STATE", { xcb_get_property_reply(c, cookie, $0) }) { $0.pointee.type != UInt32(XCB_NONE) }
+                try unlessGone(depth > 0) { () throws(XError) in
+                    try reply("GetProperty WM_STATE", { xcb_get_property_reply(c, cookie, $0) }) { $0.pointee.type != UInt32(XCB_NONE) }
+                } ?? false
             }
             searched += level
             if let i = hasState.firstIndex(of: true) {
@@ -47,12 +49,26 @@ extension XConnection {
             guard depth < Self.clientSearchDepth else { break }
             let treeCookies = level.map { xcb_query_tree(c, $0) }
             level = try collect(c, treeCookies, \.sequence) { (_, cookie) throws(XError) in
-                try reply("QueryTree", { xcb_query_tree_reply(c, cookie, $0) }) { r in
-                    Array(UnsafeBufferPointer(start: xcb_query_tree_children(r), count: Int(xcb_query_tree_children_length(r))))
-                }
+                try unlessGone(depth > 0) { () throws(XError) in
+                    try reply("QueryTree", { xcb_query_tree_reply(c, cookie, $0) }) { r in
+                        Array(UnsafeBufferPointer(start: xcb_query_tree_children(r), count: Int(xcb_query_tree_children_length(r))))
+                    }
+                } ?? []
             }.flatMap { $0.reversed() }
             if level.isEmpty { break }
         }
         return ClientSearch(client: try wmClass(topLevel) != nil ? topLevel : nil, managed: false, searched: searched)
+    }
+
+    /// `read`, or nil when `ignoringGone` and the window it asked about no longer exists
+    /// (BadWindow): window managers create and destroy decoration windows inside their
+    /// frames while managing a client, and one of those vanishing is no reason to give up.
+    private func unlessGone<T>(_ ignoringGone: Bool, _ read: () throws(XError) -> T) throws(XError) -> T? {
+        do {
+            return try read()
+        } catch {
+            if ignoringGone, case .request(_, let info) = error, info.name == "BadWindow" { return nil }
+            throw error
+        }
     }
 }
