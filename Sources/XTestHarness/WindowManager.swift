@@ -33,6 +33,8 @@ public enum WindowManagerKind: String, CaseIterable, Sendable, CustomStringConve
 public final class WindowManager {
     public let kind: WindowManagerKind
     private let process: ChildProcess
+    /// xfwm4's session bus (it reads its settings through xfconf over D-Bus), stopped with it.
+    private let bus: ChildProcess?
     private let home: URL
     /// Kept open with its probe window for the manager's lifetime: closing it would let the
     /// server hand its window IDs to the next client, and requests the manager still has
@@ -56,6 +58,9 @@ public final class WindowManager {
             environment[name] = nil
         }
         environment["DISPLAY"] = display
+        // GTK programs (xfwm4) would start the accessibility bus, which outlives them.
+        environment["NO_AT_BRIDGE"] = "1"
+        environment["GTK_A11Y"] = "none"
         environment["HOME"] = home.path
         environment["XDG_CONFIG_HOME"] = configHome.path
         environment["XDG_CACHE_HOME"] = home.appendingPathComponent(".cache").path
@@ -72,13 +77,38 @@ public final class WindowManager {
         if let error = connection.check(connection.selectInput(connection.root, [.propertyChange, .substructureNotify])) {
             throw HarnessError("cannot watch the root window: \(error)")
         }
-        process = try ChildProcess(arguments, environment: environment)
+        if kind == .xfwm4 {
+            // Not dbus-run-session: stopping it would leave its dbus-daemon running.
+            let socket = home.appendingPathComponent("bus").path
+            let bus = try ChildProcess(["dbus-daemon", "--session", "--nofork", "--nopidfile", "--address=unix:path=\(socket)"],
+                                       environment: environment)
+            self.bus = bus
+            do {
+                try eventually("dbus-daemon to listen on \(socket)", timeout: deadline - .now) {
+                    try bus.checkRunning(while: "starting")
+                    return FileManager.default.fileExists(atPath: socket)
+                }
+            } catch {
+                bus.stop()
+                throw error
+            }
+            environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(socket)"
+        } else {
+            bus = nil
+        }
+        do {
+            process = try ChildProcess(arguments, environment: environment)
+        } catch {
+            bus?.stop()
+            throw error
+        }
         do {
             try waitForRedirect(until: deadline)
             if [.herbstluftwm, .bspwm].contains(kind) { try waitForReadyProperty(until: deadline) }
             try waitForProbeManaged(until: deadline)
         } catch {
             process.stop()
+            bus?.stop()
             try? FileManager.default.removeItem(at: home)
             throw error
         }
@@ -88,6 +118,7 @@ public final class WindowManager {
 
     public func stop() {
         process.stop()
+        bus?.stop()
         try? FileManager.default.removeItem(at: home)
     }
 
@@ -251,8 +282,8 @@ public final class WindowManager {
         case .icewm:
             return ["icewm"]
         case .xfwm4:
-            // xfwm4 reads its settings over D-Bus (xfconf): give it a session bus of its own.
-            return ["dbus-run-session", "--", "xfwm4", "--compositor=off"]
+            // With the session bus `init` starts for it.
+            return ["xfwm4", "--compositor=off"]
         case .spectrwm:
             _ = try write("""
                 bar_enabled = 0
