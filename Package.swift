@@ -31,8 +31,8 @@ let package = Package(
         ]),
         .executableTarget(name: "clickaway", dependencies: [
             "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayX11", "ClickawayWayland",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .executableTarget(name: "clickawayctl", dependencies: [
             "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayX11",
@@ -78,3 +78,7 @@ let package = Package(
         ]),
     ]
 )
+
+for target in package.targets where target.type == .regular || target.type == .executable {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

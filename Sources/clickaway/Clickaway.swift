@@ -1,4 +1,3 @@
-import ArgumentParser
 import ClickawayConfig
 import ClickawayControl
 import ClickawayCore
@@ -8,64 +7,51 @@ import Glibc
 import Logging
 
 @main
-struct Clickaway: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "clickaway",
-        abstract: "Close popups when you click outside them.",
-        discussion: """
-            Watches pointer input on the X server or a Wayland compositor with layer-shell, \
-            hit-tests each click against the popups described in \
-            ~/.config/clickaway/config.toml, dismisses the popups a click lands outside of and \
-            lets clicks inside them pass. The configuration is reloaded when \
-            its files change, on SIGHUP and on `clickawayctl reload`; SIGTERM and SIGINT release \
-            every grab and exit. Under systemd (Type=notify) it reports readiness and pings \
-            the watchdog itself.
-            """)
+struct Clickaway {
+    let arguments: DaemonArguments
 
-    @Option(name: .long, help: "Read this file instead of config.toml and conf.d/*.toml.")
-    var config: String?
+    static func main() {
+        let invocation: Invocation
+        do {
+            invocation = try Invocation(arguments: Array(CommandLine.arguments.dropFirst()))
+        } catch {
+            // As argument-parser does for clickawayctl: EX_USAGE.
+            writeError("clickaway: \(error.message)\nUsage: \(DaemonHelp.usage)\n  See 'clickaway --help' for more information.")
+            exit(64)
+        }
+        switch invocation {
+        case .help: print(DaemonHelp.text)
+        case .version: print("clickaway \(clickawayVersion)")
+        case .completionScript(let shell): print(shell.script, terminator: "")
+        // The daemon is gone once run() returns: its deinit removes the control socket.
+        case .run(let arguments): exit(Clickaway(arguments: arguments).run())
+        }
+    }
 
-    @Option(name: .long, help: "auto, x11-grab, x11-shield or wayland (overrides [settings] backend). auto is wayland when WAYLAND_DISPLAY is set and --display is not given.")
-    var backend: String?
-
-    @Option(name: .long, help: "error, warning, info, debug or trace (overrides [settings] log_level).")
-    var logLevel: String?
-
-    @Option(name: .long, help: "The X display to use instead of $DISPLAY.")
-    var display: String?
-
-    func run() throws {
+    func run() -> Int32 {
         let environment = processEnvironment()
         var logger = Logger(label: "clickaway") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = .info
 
-        if let level = logLevel, LogLevel(rawValue: level) == nil {
-            fail("--log-level must be one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(level)\"")
-        }
-        if let backend, Backend(rawValue: backend) == nil {
-            fail("--backend must be one of \(Backend.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(backend)\"")
-        }
-
         let loaded: LoadedConfig
         do {
-            loaded = try ConfigLoader.load(file: config, environment: environment)
+            loaded = try ConfigLoader.load(file: arguments.config, environment: environment)
         } catch {
             fail("\(error)\nclickaway: the configuration has errors; fix them and start again (`clickawayctl check` shows them)")
         }
-        logger.logLevel = Logger.Level(LogLevel(rawValue: logLevel ?? "") ?? loaded.model.settings.logLevel)
+        logger.logLevel = Logger.Level(arguments.logLevel ?? loaded.model.settings.logLevel)
         for note in loaded.notes { logger.notice("\(note)") }
 
-        let requested = backend.flatMap(Backend.init(rawValue:))
+        let requested = arguments.backend
         let chosen = requested ?? loaded.model.settings.backend
         let waylandDisplay = environment["WAYLAND_DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
         let daemon: Daemon
-        if chosen == .wayland || (chosen == .auto && waylandDisplay != nil && display == nil) {
+        if chosen == .wayland || (chosen == .auto && waylandDisplay != nil && arguments.display == nil) {
             daemon = startOnWayland(waylandDisplay, loaded, backend: requested, environment: environment, logger: logger)
         } else {
             daemon = startOnX(loaded, backend: requested, environment: environment, logger: logger)
         }
-        let status = daemon.run()
-        if status != 0 { throw ExitCode(status) }
+        return daemon.run()
     }
 
     /// The display first, then the control socket: a daemon that cannot reach its display
@@ -82,13 +68,13 @@ struct Clickaway: ParsableCommand {
     private func startOnX(_ loaded: LoadedConfig, backend: Backend?, environment: [String: String], logger: Logger) -> Daemon {
         let x: XConnection
         do {
-            x = try XConnection(display: display)
+            x = try XConnection(display: arguments.display)
         } catch {
             fail("\(error)")
         }
         let control = controlServer(environment)
         do {
-            return try X11Daemon(x: x, config: loaded, configFile: config, backend: backend, control: control,
+            return try X11Daemon(x: x, config: loaded, configFile: arguments.config, backend: backend, control: control,
                                  notifier: SystemdNotifier(environment: environment), logger: logger)
         } catch {
             fail("cannot set up on the X server \(x.display): \(error)")
@@ -110,7 +96,7 @@ struct Clickaway: ParsableCommand {
         }
         let control = controlServer(environment)
         do {
-            return try WaylandDaemon(client: client, config: loaded, configFile: config, backend: backend, control: control,
+            return try WaylandDaemon(client: client, config: loaded, configFile: arguments.config, backend: backend, control: control,
                                      notifier: SystemdNotifier(environment: environment),
                                      swaySocket: environment["SWAYSOCK"].flatMap { $0.isEmpty ? nil : $0 }, logger: logger)
         } catch WaylandError.missingGlobal(let interface, let purpose) where interface == "zwlr_layer_shell_v1" {
@@ -124,10 +110,15 @@ struct Clickaway: ParsableCommand {
 
     /// One clear message on stderr, exit status 1.
     private func fail(_ message: String) -> Never {
-        let text = (message.contains("\n") ? message : "clickaway: \(message)") + "\n"
-        _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
-        Glibc.exit(1)
+        writeError(message.contains("\n") ? message : "clickaway: \(message)")
+        exit(1)
     }
+}
+
+/// `message` and a newline on stderr, unbuffered.
+func writeError(_ message: String) {
+    let text = message + "\n"
+    _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
 }
 
 extension Logger.Level {
