@@ -23,7 +23,7 @@ BUILDDIR ?=
 # Where `make deb` and `make dist` put what they make.
 PACKAGEDIR ?= .build/packages
 # The installable tree: bin/ and share/ as packaging/install.sh lays them out.
-STAGE = .build/stage
+STAGE ?= .build/stage
 
 VERSION := $(shell sed -n 's/^public let clickawayVersion = "\(.*\)"$$/\1/p' Sources/ClickawayCore/Version.swift)
 # The date on the generated man page: the last commit's, so rebuilding changes nothing.
