@@ -5,6 +5,7 @@
 #   make install                  release build, then install under ~/.local (/usr/local as root)
 #   make uninstall                remove what install put there; your configuration stays
 #   make install BUILDDIR=DIR     install the binaries already built in DIR, building nothing
+#                                 (GENERATE_MANUAL=PATH if DIR has no generate-manual)
 #   make test                     the whole suite (debug and release builds first)
 #   make deb                      a Debian package in .build/packages/
 #   make dist                     a tarball of the release binaries with an install script
@@ -34,6 +35,10 @@ RELEASE_BIN = $(shell $(SWIFT) build -c release $(STATIC) --show-bin-path)
 DEBUG_BIN = $(shell $(SWIFT) build --show-bin-path)
 # Where the staged binaries come from (evaluated when used, after the build).
 BINARY_SOURCE = $(or $(BUILDDIR),$(RELEASE_BIN))
+# argument-parser's man page writer (`make generate-manual` builds it). With BUILDDIR set,
+# make runs no swift at all, so the tests can call it while `swift test` holds .build: it is
+# then taken from BUILDDIR unless given.
+GENERATE_MANUAL ?= $(if $(BUILDDIR),$(BUILDDIR),$(DEBUG_BIN))/generate-manual
 # The variables install.sh takes, passed on when set on the command line or in the environment.
 INSTALL_VARIABLES = PREFIX DESTDIR BINDIR DATADIR MANDIR UNITDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR RECIPEDIR DOCDIR CONFIGDIR
 INSTALL_ARGUMENTS = $(foreach v,$(INSTALL_VARIABLES),$(if $(filter command line environment,$(origin $(v))),'$(v)=$($(v))'))
@@ -83,17 +88,18 @@ binaries: check-build-deps
 print-bindir:
 	@echo "$(BINARY_SOURCE)"
 
-# argument-parser's man page writer, run on clickawayctl (clickaway's own page is man/).
+# argument-parser's man page writer, run on both programs (clickaway.toml(5) is man/).
 generate-manual:
 	$(SWIFT) build --product generate-manual
 
 # Everything install.sh installs, from the binaries in BINARY_SOURCE: stripped programs, the
-# man pages, completions each program writes for itself (bash's are sourced, not run: no #!
+# man pages and completions argument-parser writes for each program (bash's are sourced, not run: no #!
 # line), the unit, recipes and docs.
-stage: $(if $(BUILDDIR),,binaries) generate-manual
+stage: $(if $(BUILDDIR),,binaries generate-manual)
 	@from="$(BINARY_SOURCE)"; for binary in clickaway clickawayctl; do \
 	    test -x "$$from/$$binary" || { echo "make: $$from/$$binary is not built (run make binaries, or set BUILDDIR to the directory holding it)" >&2; exit 1; }; \
 	done
+	@test -x "$(GENERATE_MANUAL)" || { echo "make: $(GENERATE_MANUAL) is not built (run make generate-manual, and pass GENERATE_MANUAL=\$$(swift build --show-bin-path)/generate-manual)" >&2; exit 1; }
 	rm -rf $(STAGE)
 	mkdir -p $(STAGE)/bin $(STAGE)/share/man/man1 $(STAGE)/share/man/man5 \
 	    $(STAGE)/share/bash-completion/completions $(STAGE)/share/zsh/site-functions \
@@ -105,8 +111,9 @@ stage: $(if $(BUILDDIR),,binaries) generate-manual
 	    $(STAGE)/bin/$$binary --generate-completion-script zsh >$(STAGE)/share/zsh/site-functions/_$$binary; \
 	    $(STAGE)/bin/$$binary --generate-completion-script fish >$(STAGE)/share/fish/vendor_completions.d/$$binary.fish; \
 	done
-	"$(DEBUG_BIN)/generate-manual" $(STAGE)/bin/clickawayctl --date $(MANDATE) --output-directory $(STAGE)/share/man/man1
-	cp man/clickaway.1 $(STAGE)/share/man/man1/
+	set -e; for binary in clickaway clickawayctl; do \
+	    "$(GENERATE_MANUAL)" $(STAGE)/bin/$$binary --date $(MANDATE) --output-directory $(STAGE)/share/man/man1; \
+	done
 	cp man/clickaway.toml.5 $(STAGE)/share/man/man5/
 	cp systemd/clickaway.service $(STAGE)/share/systemd/user/
 	cp config/recipes/*.toml $(STAGE)/share/clickaway/recipes/

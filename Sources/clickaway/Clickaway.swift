@@ -1,3 +1,4 @@
+import ArgumentParser
 import ClickawayConfig
 import ClickawayControl
 import ClickawayCore
@@ -7,51 +8,69 @@ import Glibc
 import Logging
 
 @main
-struct Clickaway {
-    let arguments: DaemonArguments
+struct Clickaway: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clickaway",
+        abstract: "Close popups when you click outside them.",
+        discussion: """
+            Watches pointer input on the X server or a Wayland compositor with layer-shell, \
+            hit-tests each click against the popups described in \
+            ~/.config/clickaway/config.toml, dismisses the popups a click lands outside of and \
+            lets clicks inside them pass. The configuration is reloaded when \
+            its files change, on SIGHUP and on `clickawayctl reload`; SIGTERM and SIGINT release \
+            every grab and exit. Under systemd (Type=notify) it reports readiness and pings \
+            the watchdog itself.
+            Files: $XDG_CONFIG_HOME/clickaway/config.toml (default ~/.config/clickaway/config.toml), \
+            then conf.d/*.toml beside it, described in clickaway.toml(5); the control socket \
+            $XDG_RUNTIME_DIR/clickaway/ctl.sock, for clickawayctl(1).
+            Exit status: 0 after SIGTERM or SIGINT; 1 when it cannot start (no display, a \
+            configuration it cannot use) or loses the display, so that systemd restarts it; \
+            64 for a wrong command line.
+            """,
+        version: "clickaway \(clickawayVersion)")
 
-    static func main() {
-        let invocation: Invocation
-        do {
-            invocation = try Invocation(arguments: Array(CommandLine.arguments.dropFirst()))
-        } catch {
-            // As argument-parser does for clickawayctl: EX_USAGE.
-            writeError("clickaway: \(error.message)\nUsage: \(DaemonHelp.usage)\n  See 'clickaway --help' for more information.")
-            exit(64)
-        }
-        switch invocation {
-        case .help: print(DaemonHelp.text)
-        case .version: print("clickaway \(clickawayVersion)")
-        case .completionScript(let shell): print(shell.script, terminator: "")
-        // The daemon is gone once run() returns: its deinit removes the control socket.
-        case .run(let arguments): exit(Clickaway(arguments: arguments).run())
-        }
-    }
+    @Option(name: .long, help: ArgumentHelp("Read this file instead of config.toml and conf.d/*.toml.", valueName: "file"),
+            completion: .file(extensions: ["toml"]))
+    var config: String?
 
-    func run() -> Int32 {
+    @Option(name: .long, help: """
+        How clicks reach the daemon (overrides [settings] backend). auto is wayland when \
+        WAYLAND_DISPLAY is set and --display is not given, else x11-grab, which switches to \
+        x11-shield when another client's grab refuses one of its own.
+        """)
+    var backend: Backend?
+
+    @Option(name: .long, help: ArgumentHelp("How much to log (overrides [settings] log_level).", valueName: "level"))
+    var logLevel: LogLevel?
+
+    @Option(name: .long, help: "The X display to use instead of $DISPLAY.")
+    var display: String?
+
+    func run() throws {
         let environment = processEnvironment()
         var logger = Logger(label: "clickaway") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = .info
 
         let loaded: LoadedConfig
         do {
-            loaded = try ConfigLoader.load(file: arguments.config, environment: environment)
+            loaded = try ConfigLoader.load(file: config, environment: environment)
         } catch {
             fail("\(error)\nclickaway: the configuration has errors; fix them and start again (`clickawayctl check` shows them)")
         }
-        logger.logLevel = Logger.Level(arguments.logLevel ?? loaded.model.settings.logLevel)
+        logger.logLevel = Logger.Level(logLevel ?? loaded.model.settings.logLevel)
         for note in loaded.notes { logger.notice("\(note)") }
 
-        let requested = arguments.backend
+        let requested = backend
         let chosen = requested ?? loaded.model.settings.backend
         let waylandDisplay = environment["WAYLAND_DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
         let daemon: Daemon
-        if chosen == .wayland || (chosen == .auto && waylandDisplay != nil && arguments.display == nil) {
+        if chosen == .wayland || (chosen == .auto && waylandDisplay != nil && display == nil) {
             daemon = startOnWayland(waylandDisplay, loaded, backend: requested, environment: environment, logger: logger)
         } else {
             daemon = startOnX(loaded, backend: requested, environment: environment, logger: logger)
         }
-        return daemon.run()
+        let status = daemon.run()
+        if status != 0 { throw ExitCode(status) }
     }
 
     /// The display first, then the control socket: a daemon that cannot reach its display
@@ -68,13 +87,13 @@ struct Clickaway {
     private func startOnX(_ loaded: LoadedConfig, backend: Backend?, environment: [String: String], logger: Logger) -> Daemon {
         let x: XConnection
         do {
-            x = try XConnection(display: arguments.display)
+            x = try XConnection(display: display)
         } catch {
             fail("\(error)")
         }
         let control = controlServer(environment)
         do {
-            return try X11Daemon(x: x, config: loaded, configFile: arguments.config, backend: backend, control: control,
+            return try X11Daemon(x: x, config: loaded, configFile: config, backend: backend, control: control,
                                  notifier: SystemdNotifier(environment: environment), logger: logger)
         } catch {
             fail("cannot set up on the X server \(x.display): \(error)")
@@ -96,7 +115,7 @@ struct Clickaway {
         }
         let control = controlServer(environment)
         do {
-            return try WaylandDaemon(client: client, config: loaded, configFile: arguments.config, backend: backend, control: control,
+            return try WaylandDaemon(client: client, config: loaded, configFile: config, backend: backend, control: control,
                                      notifier: SystemdNotifier(environment: environment),
                                      swaySocket: environment["SWAYSOCK"].flatMap { $0.isEmpty ? nil : $0 }, logger: logger)
         } catch WaylandError.missingGlobal(let interface, let purpose) where interface == "zwlr_layer_shell_v1" {
@@ -110,16 +129,14 @@ struct Clickaway {
 
     /// One clear message on stderr, exit status 1.
     private func fail(_ message: String) -> Never {
-        writeError(message.contains("\n") ? message : "clickaway: \(message)")
-        exit(1)
+        let text = (message.contains("\n") ? message : "clickaway: \(message)") + "\n"
+        _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+        Glibc.exit(1)
     }
 }
 
-/// `message` and a newline on stderr, unbuffered.
-func writeError(_ message: String) {
-    let text = message + "\n"
-    _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
-}
+extension Backend: ExpressibleByArgument {}
+extension LogLevel: ExpressibleByArgument {}
 
 extension Logger.Level {
     init(_ level: LogLevel) {

@@ -20,7 +20,8 @@ struct InstallTests {
             throw HarnessError("\(built)/\(binary) is not built: run `swift build` before `swift test` (`make test` does both)")
         }
         let variables = ["PREFIX=\(prefix)", "CONFIGDIR=\(configDir)", "BUILDDIR=\(built)",
-                         "STAGE=\(root.appendingPathComponent("stage").path)"]
+                         "STAGE=\(root.appendingPathComponent("stage").path)",
+                         "GENERATE_MANUAL=\(built)/generate-manual"]
 
         let install = try CommandRun.run(["make", "-C", Self.packageRoot.path, "install"] + variables, in: root)
         try #require(install.status == 0, "make install failed (\(install.status)):\n\(install.output)")
@@ -55,7 +56,7 @@ struct InstallTests {
         }
         #expect(fm.contentsEqual(atPath: "\(configDir)/config.toml", andPath: example), "the example configuration was not installed")
 
-        try verify(unitPath: unitPath, root: root)
+        try verify(unitPath: unitPath, root: root, manPath: "\(prefix)/share/man")
 
         // A configuration that exists is the user's: a second install leaves it alone.
         let mine = "# my own configuration\n"
@@ -79,7 +80,8 @@ struct InstallTests {
 
     /// `systemd-analyze --user verify`, as the user manager would load the unit: it must pass
     /// without a word about the unit. A broken copy must draw a warning, or the check checks nothing.
-    private func verify(unitPath: String, root: URL) throws {
+    /// It also runs `man` on the unit's `Documentation=man:` pages, found where install put them.
+    private func verify(unitPath: String, root: URL, manPath: String) throws {
         guard let analyze = executable(named: "systemd-analyze") else {
             Issue.record("systemd-analyze is not installed: install the systemd package (apt-get install systemd)")
             return
@@ -88,7 +90,7 @@ struct InstallTests {
         let runtime = root.appendingPathComponent("run")
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
-        let environment = ["XDG_RUNTIME_DIR": runtime.path]
+        let environment = ["XDG_RUNTIME_DIR": runtime.path, "MANPATH": manPath]
 
         let verified = try CommandRun.run([analyze, "--user", "verify", unitPath], in: root, environment: environment)
         #expect(verified.status == 0, "systemd-analyze verify failed (\(verified.status)):\n\(verified.output)")
