@@ -111,7 +111,7 @@ struct PackageTests {
     /// `make TARGET` from the release binaries into `scratch`; the file it made (its last line).
     private func make(_ target: String, in scratch: URL, environment: [String: String] = [:]) throws -> String {
         let run = try CommandRun.run([
-            "make", "-C", Repository.root.path, target, "BUILDDIR=\(try Repository.releaseBinaries().path)",
+            "make", "--no-print-directory", "-C", Repository.root.path, target, "BUILDDIR=\(try Repository.releaseBinaries().path)",
             "STAGE=\(scratch.appendingPathComponent("stage").path)", "PACKAGEDIR=\(scratch.appendingPathComponent("packages").path)",
             // The debug build's: make runs no swift while `swift test` holds .build.
             "GENERATE_MANUAL=\(DaemonFixture.buildDirectory.appendingPathComponent("generate-manual").path)",
