@@ -1,44 +1,75 @@
-# clickaway: build, test, install.
+# clickaway: build, test, install, package.
 #
-#   make install                  release build, then install for your user under ~/.local
+#   make build-deps               install what `make install` needs (Debian, Ubuntu; asks sudo)
+#   make deps                     install what the build, the tests and `make deb` need
+#   make install                  release build, then install under ~/.local (/usr/local as root)
 #   make uninstall                remove what install put there; your configuration stays
 #   make install BUILDDIR=DIR     install the binaries already built in DIR, building nothing
+#                                 (GENERATE_MANUAL=PATH if DIR has no generate-manual)
+#   make test                     the whole suite (debug and release builds first)
+#   make deb                      a Debian package in .build/packages/
+#   make dist                     a tarball of the release binaries with an install script
 #
-# PREFIX=/usr/local installs for everyone (the user unit then goes to
-# /usr/local/share/systemd/user, also on the user manager's path). DESTDIR stages the whole
-# tree under another root, for packages.
-PREFIX ?= $(HOME)/.local
-BINDIR ?= $(PREFIX)/bin
-DATADIR ?= $(PREFIX)/share
-# $XDG_DATA_HOME/systemd/user for PREFIX=~/.local: on the user manager's unit path, systemd.unit(5).
-UNITDIR ?= $(DATADIR)/systemd/user
-RECIPEDIR ?= $(DATADIR)/clickaway/recipes
-DOCDIR ?= $(DATADIR)/doc/clickaway
-CONFIGDIR ?= $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/clickaway
-# The SwiftPM configuration `install` builds: release or debug.
-CONFIGURATION ?= release
-# The directory holding built clickaway and clickawayctl; empty: `install` builds them first.
-BUILDDIR ?=
+# PREFIX=/usr/local installs for everyone. BINDIR, DATADIR, MANDIR, UNITDIR, BASHCOMPDIR,
+# ZSHCOMPDIR, FISHCOMPDIR, RECIPEDIR, DOCDIR and CONFIGDIR set single directories, and DESTDIR
+# stages the whole tree under another root: packaging/install.sh, which does the installing
+# (the tarball ships it as install.sh), says what each one is.
 SWIFT ?= swift
-
-BINARIES = clickaway clickawayctl
-RECIPES = $(wildcard config/recipes/*.toml)
-DOCS = README.md config/config.toml
-# Where install takes the binaries from (evaluated when used, after the build).
-BINARY_SOURCE = $(or $(BUILDDIR),$(shell $(SWIFT) build -c $(CONFIGURATION) $(STATIC) --show-bin-path))
-# The Swift runtime linked in: the daemon starts faster and maps 6 MB less of shared
-# libraries (BENCHMARKS.md, RSS after start). Empty it to link against the shared runtime.
+STRIP ?= strip
+# The Swift runtime linked in: the binaries run on a machine without Swift, and the daemon
+# maps less than with the shared runtime (BENCHMARKS.md, Footprint).
 STATIC ?= --static-swift-stdlib
+# The directory holding built clickaway and clickawayctl; empty: build them first (release).
+BUILDDIR ?=
+# Where `make deb` and `make dist` put what they make.
+PACKAGEDIR ?= .build/packages
+# The installable tree: bin/ and share/ as packaging/install.sh lays them out.
+STAGE ?= .build/stage
 
-.PHONY: build test bench bench-x11 clean binaries install uninstall
+VERSION := $(shell sed -n 's/^public let clickawayVersion = "\(.*\)"$$/\1/p' Sources/ClickawayCore/Version.swift)
+# The date on the generated man page: the last commit's, so rebuilding changes nothing.
+MANDATE ?= $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
+# apt-get needs root; as another user, make asks sudo.
+SUDO ?= $(if $(filter 0,$(shell id -u)),,sudo)
+RELEASE_BIN = $(shell $(SWIFT) build -c release $(STATIC) --show-bin-path)
+DEBUG_BIN = $(shell $(SWIFT) build --show-bin-path)
+# Where the staged binaries come from (evaluated when used, after the build).
+BINARY_SOURCE = $(or $(BUILDDIR),$(RELEASE_BIN))
+# argument-parser's man page writer (`make generate-manual` builds it). With BUILDDIR set,
+# make runs no swift at all, so the tests can call it while `swift test` holds .build: it is
+# then taken from BUILDDIR unless given.
+GENERATE_MANUAL ?= $(if $(BUILDDIR),$(BUILDDIR),$(DEBUG_BIN))/generate-manual
+# The variables install.sh takes, passed on when set on the command line or in the environment.
+INSTALL_VARIABLES = PREFIX DESTDIR BINDIR DATADIR MANDIR UNITDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR RECIPEDIR DOCDIR CONFIGDIR
+INSTALL_ARGUMENTS = $(foreach v,$(INSTALL_VARIABLES),$(if $(filter command line environment,$(origin $(v))),'$(v)=$($(v))'))
 
-build:
+.PHONY: build test bench bench-x11 clean deps build-deps check-build-deps check-test-deps binaries print-bindir \
+	generate-manual stage install uninstall deb dist
+
+build: check-build-deps
 	$(SWIFT) build
 
-# The end-to-end tests run the built daemon as a process: `swift test` alone does not link it.
-test:
+# The end-to-end tests run the built programs as processes, and the packaging tests the
+# release ones and the man page generator: `swift test` alone links none of them.
+test: check-test-deps
 	$(SWIFT) build
-	$(SWIFT) test
+	$(SWIFT) build --product generate-manual
+	$(SWIFT) build -c release $(STATIC)
+	CLICKAWAY_RELEASE_BIN="$(RELEASE_BIN)" $(SWIFT) test
+
+deps:
+	$(SUDO) apt-get update
+	$(SUDO) apt-get install -y --no-install-recommends $$(packaging/check-deps --list build test package fuzz)
+
+build-deps:
+	$(SUDO) apt-get update
+	$(SUDO) apt-get install -y --no-install-recommends $$(packaging/check-deps --list build)
+
+check-build-deps:
+	@packaging/check-deps --for "make $(or $(MAKECMDGOALS),build)" build
+
+check-test-deps:
+	@packaging/check-deps --for "make test" build test package
 
 # Hit-test and decision benchmarks (ordo-one/benchmark), see BENCHMARKS.md.
 bench:
@@ -51,34 +82,53 @@ bench-x11:
 clean:
 	rm -rf .build Benchmarks/.build
 
-binaries:
-	$(SWIFT) build -c $(CONFIGURATION) $(STATIC)
+binaries: check-build-deps
+	$(SWIFT) build -c release $(STATIC)
 
-install: $(if $(BUILDDIR),,binaries)
-	@from="$(BINARY_SOURCE)"; \
-	for binary in $(BINARIES); do \
-	    test -x "$$from/$$binary" || { echo "make install: $$from/$$binary is not built (run swift build -c $(CONFIGURATION), or set BUILDDIR to the directory holding it)" >&2; exit 1; }; \
-	done; \
-	install -d "$(DESTDIR)$(BINDIR)" && \
-	for binary in $(BINARIES); do install -m 0755 "$$from/$$binary" "$(DESTDIR)$(BINDIR)/$$binary" || exit 1; done
-	install -d "$(DESTDIR)$(UNITDIR)"
-	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' systemd/clickaway.service > "$(DESTDIR)$(UNITDIR)/clickaway.service"
-	install -d "$(DESTDIR)$(RECIPEDIR)" "$(DESTDIR)$(DOCDIR)"
-	install -m 0644 $(RECIPES) "$(DESTDIR)$(RECIPEDIR)/"
-	install -m 0644 $(DOCS) "$(DESTDIR)$(DOCDIR)/"
-	@# A configuration is never overwritten: the example goes in only where there is none.
-	@if [ -e "$(DESTDIR)$(CONFIGDIR)/config.toml" ] || [ -L "$(DESTDIR)$(CONFIGDIR)/config.toml" ]; then \
-	    echo "kept your $(CONFIGDIR)/config.toml as it is (the example is $(DOCDIR)/config.toml)"; \
-	else \
-	    install -d "$(DESTDIR)$(CONFIGDIR)" && install -m 0644 config/config.toml "$(DESTDIR)$(CONFIGDIR)/config.toml" && \
-	    echo "installed the commented example configuration as $(CONFIGDIR)/config.toml"; \
-	fi
-	@echo "next: systemctl --user daemon-reload; how to start it is at the top of $(UNITDIR)/clickaway.service"
+print-bindir:
+	@echo "$(BINARY_SOURCE)"
+
+# argument-parser's man page writer, run on both programs (clickaway.toml(5) is man/).
+generate-manual:
+	$(SWIFT) build --product generate-manual
+
+# Everything install.sh installs, from the binaries in BINARY_SOURCE: stripped programs, the
+# man pages and completions argument-parser writes for each program (bash's are sourced, not run: no #!
+# line), the unit, recipes and docs.
+stage: $(if $(BUILDDIR),,binaries generate-manual)
+	@from="$(BINARY_SOURCE)"; for binary in clickaway clickawayctl; do \
+	    test -x "$$from/$$binary" || { echo "make: $$from/$$binary is not built (run make binaries, or set BUILDDIR to the directory holding it)" >&2; exit 1; }; \
+	done
+	@test -x "$(GENERATE_MANUAL)" || { echo "make: $(GENERATE_MANUAL) is not built (run make generate-manual, and pass GENERATE_MANUAL=\$$(swift build --show-bin-path)/generate-manual)" >&2; exit 1; }
+	rm -rf $(STAGE)
+	mkdir -p $(STAGE)/bin $(STAGE)/share/man/man1 $(STAGE)/share/man/man5 \
+	    $(STAGE)/share/bash-completion/completions $(STAGE)/share/zsh/site-functions \
+	    $(STAGE)/share/fish/vendor_completions.d $(STAGE)/share/systemd/user \
+	    $(STAGE)/share/clickaway/recipes $(STAGE)/share/doc/clickaway
+	set -e; for binary in clickaway clickawayctl; do \
+	    $(STRIP) --remove-section=.comment --remove-section=.note -o $(STAGE)/bin/$$binary "$(BINARY_SOURCE)/$$binary"; \
+	    $(STAGE)/bin/$$binary --generate-completion-script bash | sed '1{/^#!/d;}' >$(STAGE)/share/bash-completion/completions/$$binary; \
+	    $(STAGE)/bin/$$binary --generate-completion-script zsh >$(STAGE)/share/zsh/site-functions/_$$binary; \
+	    $(STAGE)/bin/$$binary --generate-completion-script fish >$(STAGE)/share/fish/vendor_completions.d/$$binary.fish; \
+	done
+	set -e; for binary in clickaway clickawayctl; do \
+	    "$(GENERATE_MANUAL)" $(STAGE)/bin/$$binary --date $(MANDATE) --output-directory $(STAGE)/share/man/man1; \
+	done
+	cp man/clickaway.toml.5 $(STAGE)/share/man/man5/
+	cp systemd/clickaway.service $(STAGE)/share/systemd/user/
+	cp config/recipes/*.toml $(STAGE)/share/clickaway/recipes/
+	cp README.md config/config.toml $(STAGE)/share/doc/clickaway/
+
+install: stage
+	packaging/install.sh --from $(STAGE) $(INSTALL_ARGUMENTS)
 
 uninstall:
-	rm -f $(foreach binary,$(BINARIES),"$(DESTDIR)$(BINDIR)/$(binary)") "$(DESTDIR)$(UNITDIR)/clickaway.service"
-	rm -f $(foreach recipe,$(notdir $(RECIPES)),"$(DESTDIR)$(RECIPEDIR)/$(recipe)")
-	rm -f $(foreach doc,$(notdir $(DOCS)),"$(DESTDIR)$(DOCDIR)/$(doc)")
-	@rmdir "$(DESTDIR)$(RECIPEDIR)" "$(DESTDIR)$(DATADIR)/clickaway" "$(DESTDIR)$(DOCDIR)" 2>/dev/null || true
-	@echo "left your configuration in $(CONFIGDIR) as it is"
-	@echo "if you had enabled the service: rm $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/systemd/user/graphical-session.target.wants/clickaway.service; then systemctl --user daemon-reload"
+	packaging/install.sh --uninstall $(INSTALL_ARGUMENTS)
+
+# A .deb of the staged tree, laid out as Debian wants it; Depends from dpkg-shlibdeps.
+deb: stage
+	packaging/build-deb $(STAGE) $(VERSION) $(PACKAGEDIR)
+
+# clickaway-VERSION-linux-ARCH.tar.gz: the staged tree and install.sh, for other distributions.
+dist: stage
+	packaging/build-dist $(STAGE) $(VERSION) $(PACKAGEDIR)

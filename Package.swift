@@ -33,6 +33,7 @@ let package = Package(
             "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayX11", "ClickawayWayland",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .executableTarget(name: "clickawayctl", dependencies: [
             "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayX11",
@@ -78,3 +79,10 @@ let package = Package(
         ]),
     ]
 )
+
+// A member is visible only where its module is imported: Foundation (or any other module)
+// imported by one target cannot leak members into another that never asked for it, as
+// ConfigLoader's `import Foundation` once gave clickaway a Foundation `contains`.
+for target in package.targets where target.type == .regular || target.type == .executable {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

@@ -20,16 +20,28 @@ struct Clickaway: ParsableCommand {
             its files change, on SIGHUP and on `clickawayctl reload`; SIGTERM and SIGINT release \
             every grab and exit. Under systemd (Type=notify) it reports readiness and pings \
             the watchdog itself.
-            """)
+            Files: $XDG_CONFIG_HOME/clickaway/config.toml (default ~/.config/clickaway/config.toml), \
+            then conf.d/*.toml beside it, described in clickaway.toml(5); the control socket \
+            $XDG_RUNTIME_DIR/clickaway/ctl.sock, for clickawayctl(1).
+            Exit status: 0 after SIGTERM or SIGINT; 1 when it cannot start (no display, a \
+            configuration it cannot use) or loses the display, so that systemd restarts it; \
+            64 for a wrong command line.
+            """,
+        version: "clickaway \(clickawayVersion)")
 
-    @Option(name: .long, help: "Read this file instead of config.toml and conf.d/*.toml.")
+    @Option(name: .long, help: ArgumentHelp("Read this file instead of config.toml and conf.d/*.toml.", valueName: "file"),
+            completion: .file(extensions: ["toml"]))
     var config: String?
 
-    @Option(name: .long, help: "auto, x11-grab, x11-shield or wayland (overrides [settings] backend). auto is wayland when WAYLAND_DISPLAY is set and --display is not given.")
-    var backend: String?
+    @Option(name: .long, help: """
+        How clicks reach the daemon (overrides [settings] backend). auto is wayland when \
+        WAYLAND_DISPLAY is set and --display is not given, else x11-grab, which switches to \
+        x11-shield when another client's grab refuses one of its own.
+        """)
+    var backend: Backend?
 
-    @Option(name: .long, help: "error, warning, info, debug or trace (overrides [settings] log_level).")
-    var logLevel: String?
+    @Option(name: .long, help: ArgumentHelp("How much to log (overrides [settings] log_level).", valueName: "level"))
+    var logLevel: LogLevel?
 
     @Option(name: .long, help: "The X display to use instead of $DISPLAY.")
     var display: String?
@@ -39,23 +51,16 @@ struct Clickaway: ParsableCommand {
         var logger = Logger(label: "clickaway") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = .info
 
-        if let level = logLevel, LogLevel(rawValue: level) == nil {
-            fail("--log-level must be one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(level)\"")
-        }
-        if let backend, Backend(rawValue: backend) == nil {
-            fail("--backend must be one of \(Backend.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(backend)\"")
-        }
-
         let loaded: LoadedConfig
         do {
             loaded = try ConfigLoader.load(file: config, environment: environment)
         } catch {
             fail("\(error)\nclickaway: the configuration has errors; fix them and start again (`clickawayctl check` shows them)")
         }
-        logger.logLevel = Logger.Level(LogLevel(rawValue: logLevel ?? "") ?? loaded.model.settings.logLevel)
+        logger.logLevel = Logger.Level(logLevel ?? loaded.model.settings.logLevel)
         for note in loaded.notes { logger.notice("\(note)") }
 
-        let requested = backend.flatMap(Backend.init(rawValue:))
+        let requested = backend
         let chosen = requested ?? loaded.model.settings.backend
         let waylandDisplay = environment["WAYLAND_DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
         let daemon: Daemon
@@ -129,6 +134,9 @@ struct Clickaway: ParsableCommand {
         Glibc.exit(1)
     }
 }
+
+extension Backend: ExpressibleByArgument {}
+extension LogLevel: ExpressibleByArgument {}
 
 extension Logger.Level {
     init(_ level: LogLevel) {

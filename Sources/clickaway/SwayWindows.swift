@@ -2,6 +2,7 @@ import ClickawayControl
 import ClickawayCore
 import Glibc
 import Logging
+import SystemPackage
 
 /// Windows on sway, from its IPC: the whole tree (`get_tree`) again after every window or
 /// workspace event. A view's id is its container id; `[con_id=N] kill` closes it.

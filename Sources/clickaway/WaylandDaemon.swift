@@ -3,6 +3,7 @@ import ClickawayControl
 import ClickawayCore
 import ClickawayWayland
 import Logging
+import SystemPackage
 
 /// The daemon on a wlroots-style Wayland compositor. There are no grabs: a transparent
 /// layer surface on the overlay layer covers each output, and its input region is the

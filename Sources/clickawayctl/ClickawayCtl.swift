@@ -2,7 +2,7 @@ import ArgumentParser
 import ClickawayConfig
 import ClickawayControl
 import ClickawayCore
-import Foundation
+import Glibc
 
 /// Exit codes: 0 ok, 1 refused or invalid, 2 unreadable input or daemon unreachable.
 @main
@@ -14,6 +14,7 @@ struct ClickawayCtl: ParsableCommand {
             Exit status: 0 ok; 1 invalid configuration, rejected reload or refused request; \
             2 file unreadable or daemon unreachable.
             """,
+        version: "clickawayctl \(clickawayVersion)",
         subcommands: [Check.self, Hit.self, Status.self, Sync.self, Reload.self, Open.self, Close.self, Toggle.self,
                       Monitor.self, Pick.self])
 }
@@ -23,11 +24,35 @@ func printError(_ message: String) {
     _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
 }
 
+extension CompletionKind {
+    /// The `rect` popups of the configuration file (the XDG lookup), the names open, close
+    /// and toggle take. Read offline, without the daemon; a configuration with errors
+    /// completes nothing.
+    static var rectPopupNames: CompletionKind { .custom { _, _, _ in configuredPopupNames(rectOnly: true) } }
+
+    /// Every popup of the configuration file, for `hit --open`.
+    static var popupNames: CompletionKind { .custom { _, _, _ in configuredPopupNames(rectOnly: false) } }
+
+    private static func configuredPopupNames(rectOnly: Bool) -> [String] {
+        guard let loaded = try? ConfigLoader.load(file: nil, environment: processEnvironment()) else { return [] }
+        return loaded.model.popups.filter { !rectOnly || $0.fixedRect != nil }.map(\.name)
+    }
+}
+
+extension StringProtocol {
+    /// The text without the leading and trailing characters `trimmed` accepts.
+    func trimming(while trimmed: (Character) -> Bool) -> SubSequence {
+        let start = firstIndex { !trimmed($0) } ?? endIndex
+        let end = lastIndex { !trimmed($0) }.map(index(after:)) ?? start
+        return self[start..<end]
+    }
+}
+
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Validate a configuration file (default: config.toml and conf.d/*.toml).")
 
-    @Argument(help: "The file to check instead of the XDG lookup.")
+    @Argument(help: "The file to check instead of the XDG lookup.", completion: .file(extensions: ["toml"]))
     var file: String?
 
     func run() throws {
@@ -53,10 +78,11 @@ struct Hit: ParsableCommand {
             at --at-ms. A window popup needs its rectangle: --open NAME=X,Y,W,H.
             """)
 
-    @Option(name: .long, help: "Explain offline against this file (--open alone uses the XDG lookup).")
+    @Option(name: .long, help: "Explain offline against this file (--open alone uses the XDG lookup).",
+            completion: .file(extensions: ["toml"]))
     var config: String?
 
-    @Option(name: .long, help: "Mark a popup open: NAME, or NAME=X,Y,W,H for a window popup.")
+    @Option(name: .long, help: "Mark a popup open: NAME, or NAME=X,Y,W,H for a window popup.", completion: .popupNames)
     var open: [String] = []
 
     @Option(name: .customLong("at-ms"), help: "When the press happens, in ms after the popups opened.")
@@ -65,8 +91,8 @@ struct Hit: ParsableCommand {
     @Option(name: .long, help: "The button pressed.")
     var button: UInt8 = 1
 
-    @Argument var x: Int32
-    @Argument var y: Int32
+    @Argument(help: "The press's horizontal position, in screen pixels.") var x: Int32
+    @Argument(help: "The press's vertical position, in screen pixels.") var y: Int32
 
     @Flag(name: .long, help: "Print one JSON object.")
     var json = false
@@ -109,7 +135,7 @@ struct Hit: ParsableCommand {
     }
 
     private static func rectangle(_ text: String, option: String, name: String) throws -> Rect {
-        let numbers = text.split(separator: ",").compactMap { Int32($0.trimmingCharacters(in: .whitespaces)) }
+        let numbers = text.split(separator: ",").compactMap { Int32($0.trimming(while: \.isWhitespace)) }
         guard numbers.count == 4, numbers[2] >= 0, numbers[3] >= 0 else {
             throw ValidationError("--open \(option): the rectangle is X,Y,WIDTH,HEIGHT in pixels, e.g. \(name)=100,40,300,200")
         }

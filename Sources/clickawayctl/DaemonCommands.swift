@@ -27,19 +27,19 @@ struct RectPopupCommand {
 
 struct Open: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Mark a rect popup open: clicks outside it now dismiss it.")
-    @Argument(help: "The popup's name.") var name: String
+    @Argument(help: "The popup's name.", completion: .rectPopupNames) var name: String
     func run() throws { try RectPopupCommand.run("open", name) }
 }
 
 struct Close: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Mark a rect popup (and its children) closed.")
-    @Argument(help: "The popup's name.") var name: String
+    @Argument(help: "The popup's name.", completion: .rectPopupNames) var name: String
     func run() throws { try RectPopupCommand.run("close", name) }
 }
 
 struct Toggle: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Open a rect popup if it is closed, close it if it is open.")
-    @Argument(help: "The popup's name.") var name: String
+    @Argument(help: "The popup's name.", completion: .rectPopupNames) var name: String
     func run() throws { try RectPopupCommand.run("toggle", name) }
 }
 
@@ -47,8 +47,8 @@ struct Monitor: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the daemon's events as JSON lines until it goes away.",
         discussion: """
-            Events: opened and closed (popup, window, rect), dismissed (popups, reason, button, \\
-            x, y, click), reloaded (cause, popups, files), rejected (cause, diagnostics), \\
+            Events: opened and closed (popup, window, rect), dismissed (popups, reason, button, \
+            x, y, click), reloaded (cause, popups, files), rejected (cause, diagnostics), \
             grab_refused (button, modifiers, error, message).
             """)
 

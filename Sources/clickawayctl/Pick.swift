@@ -2,7 +2,6 @@ import ArgumentParser
 import ClickawayControl
 import ClickawayCore
 import ClickawayX11
-import Foundation
 
 /// `clickawayctl pick`: click a window, get a `[[popup]]` block that matches it, the way
 /// xprop and xwininfo pick a window. Talks to the X server, not to the daemon.
@@ -147,7 +146,7 @@ struct PickedWindow {
                     name += "-"
                 }
             }
-            let trimmed = name.trimmingCharacters(in: CharacterSet(charactersIn: "-"))
+            let trimmed = String(name.trimming { $0 == "-" })
             if !trimmed.isEmpty { return trimmed }
         }
         return "picked"

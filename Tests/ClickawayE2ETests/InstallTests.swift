@@ -6,14 +6,8 @@ import XTestHarness
 /// then `systemd-analyze verify` on the installed unit, then `make uninstall`.
 @Suite("make install and uninstall")
 struct InstallTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = Repository.root
     static let binaries = ["clickaway", "clickawayctl"]
-
-    struct Run {
-        let status: Int32
-        let output: String
-    }
 
     @Test func installsVerifiesAndUninstallsWithoutTouchingTheConfiguration() throws {
         let fm = FileManager.default
@@ -25,15 +19,23 @@ struct InstallTests {
         for binary in Self.binaries where !fm.isExecutableFile(atPath: "\(built)/\(binary)") {
             throw HarnessError("\(built)/\(binary) is not built: run `swift build` before `swift test` (`make test` does both)")
         }
-        let variables = ["PREFIX=\(prefix)", "CONFIGDIR=\(configDir)", "BUILDDIR=\(built)"]
+        let variables = ["PREFIX=\(prefix)", "CONFIGDIR=\(configDir)", "BUILDDIR=\(built)",
+                         "STAGE=\(root.appendingPathComponent("stage").path)",
+                         "GENERATE_MANUAL=\(built)/generate-manual"]
 
-        let install = try run(["make", "-C", Self.packageRoot.path, "install"] + variables, in: root)
+        let install = try CommandRun.run(["make", "-C", Self.packageRoot.path, "install"] + variables, in: root)
         try #require(install.status == 0, "make install failed (\(install.status)):\n\(install.output)")
 
+        let example = Self.packageRoot.appendingPathComponent("config/config.toml").path
+        try expectProgramsRun(in: URL(fileURLWithPath: "\(prefix)/bin"), version: try Repository.version(), example: example)
         for binary in Self.binaries {
-            let installed = "\(prefix)/bin/\(binary)"
-            #expect(fm.isExecutableFile(atPath: installed), "\(installed) is not an executable")
-            #expect(fm.contentsEqual(atPath: installed, andPath: "\(built)/\(binary)"), "\(installed) is not the built \(binary)")
+            let sections = try CommandRun.run(["readelf", "--section-headers", "\(prefix)/bin/\(binary)"])
+            #expect(!sections.stdout.contains(".symtab"), "make install did not strip \(binary)")
+        }
+        for file in ["man/man1/clickaway.1", "man/man1/clickawayctl.1", "man/man5/clickaway.toml.5",
+                     "bash-completion/completions/clickawayctl", "zsh/site-functions/_clickawayctl",
+                     "fish/vendor_completions.d/clickawayctl.fish", "bash-completion/completions/clickaway"] {
+            #expect(fm.fileExists(atPath: "\(prefix)/share/\(file)"), "make install installed no share/\(file)")
         }
 
         let unitPath = "\(prefix)/share/systemd/user/clickaway.service"
@@ -52,21 +54,20 @@ struct InstallTests {
                                      andPath: Self.packageRoot.appendingPathComponent("config/recipes/\(recipe)").path),
                     "recipe \(recipe) was not installed as it is")
         }
-        let example = Self.packageRoot.appendingPathComponent("config/config.toml").path
         #expect(fm.contentsEqual(atPath: "\(configDir)/config.toml", andPath: example), "the example configuration was not installed")
 
-        try verify(unitPath: unitPath, root: root)
+        try verify(unitPath: unitPath, root: root, manPath: "\(prefix)/share/man")
 
         // A configuration that exists is the user's: a second install leaves it alone.
         let mine = "# my own configuration\n"
         try mine.write(toFile: "\(configDir)/config.toml", atomically: true, encoding: .utf8)
-        let again = try run(["make", "-C", Self.packageRoot.path, "install"] + variables, in: root)
+        let again = try CommandRun.run(["make", "-C", Self.packageRoot.path, "install"] + variables, in: root)
         try #require(again.status == 0, "the second make install failed (\(again.status)):\n\(again.output)")
         #expect(try String(contentsOfFile: "\(configDir)/config.toml", encoding: .utf8) == mine,
                 "make install overwrote an existing configuration")
         #expect(again.output.contains("kept your \(configDir)/config.toml"), "\(again.output)")
 
-        let uninstall = try run(["make", "-C", Self.packageRoot.path, "uninstall"] + variables, in: root)
+        let uninstall = try CommandRun.run(["make", "-C", Self.packageRoot.path, "uninstall"] + variables, in: root)
         try #require(uninstall.status == 0, "make uninstall failed (\(uninstall.status)):\n\(uninstall.output)")
         let left = try filesUnder(prefix)
         #expect(left.isEmpty, "make uninstall left behind: \(left)")
@@ -79,7 +80,8 @@ struct InstallTests {
 
     /// `systemd-analyze --user verify`, as the user manager would load the unit: it must pass
     /// without a word about the unit. A broken copy must draw a warning, or the check checks nothing.
-    private func verify(unitPath: String, root: URL) throws {
+    /// It also runs `man` on the unit's `Documentation=man:` pages, found where install put them.
+    private func verify(unitPath: String, root: URL, manPath: String) throws {
         guard let analyze = executable(named: "systemd-analyze") else {
             Issue.record("systemd-analyze is not installed: install the systemd package (apt-get install systemd)")
             return
@@ -88,9 +90,9 @@ struct InstallTests {
         let runtime = root.appendingPathComponent("run")
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
-        let environment = ["XDG_RUNTIME_DIR": runtime.path]
+        let environment = ["XDG_RUNTIME_DIR": runtime.path, "MANPATH": manPath]
 
-        let verified = try run([analyze, "--user", "verify", unitPath], in: root, environment: environment)
+        let verified = try CommandRun.run([analyze, "--user", "verify", unitPath], in: root, environment: environment)
         #expect(verified.status == 0, "systemd-analyze verify failed (\(verified.status)):\n\(verified.output)")
         #expect(!verified.output.contains("clickaway.service"), "systemd-analyze verify warns about the unit:\n\(verified.output)")
 
@@ -99,42 +101,9 @@ struct InstallTests {
         let unit = try String(contentsOfFile: unitPath, encoding: .utf8)
         try unit.replacingOccurrences(of: "[Service]\n", with: "[Service]\nRestartSecs=2\n")
             .write(to: broken, atomically: true, encoding: .utf8)
-        let rejected = try run([analyze, "--user", "verify", broken.path], in: root, environment: environment)
+        let rejected = try CommandRun.run([analyze, "--user", "verify", broken.path], in: root, environment: environment)
         #expect(rejected.output.contains("Unknown key 'RestartSecs'"),
                 "systemd-analyze verify did not notice an unknown key, so its silence proves nothing:\n\(rejected.output)")
-    }
-
-    /// Runs a command with the test's environment (minus anything a surrounding make would
-    /// hand down) plus `environment`; stdout and stderr together. Bounded: 120 s.
-    private func run(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) throws -> Run {
-        let outputFile = directory.appendingPathComponent("output-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        guard FileManager.default.createFile(atPath: outputFile.path, contents: nil) else {
-            throw HarnessError("cannot create \(outputFile.path) for the output of \(arguments.joined(separator: " "))")
-        }
-        defer { try? FileManager.default.removeItem(at: outputFile) }
-        let output = try FileHandle(forWritingTo: outputFile)
-        defer { try? output.close() }
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        var inherited = ProcessInfo.processInfo.environment
-        for name in ["MAKEFLAGS", "MFLAGS", "MAKELEVEL", "DESTDIR"] { inherited[name] = nil }
-        process.environment = inherited.merging(environment) { $1 }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = output
-        let finished = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in finished.signal() }
-        try process.run()
-        guard finished.wait(timeout: .now() + 120) == .success else {
-            process.terminate()
-            throw HarnessError("\(arguments.joined(separator: " ")) did not finish within 120 s")
-        }
-        let text = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
-        return Run(status: process.terminationStatus, output: text)
     }
 
     private func executable(named name: String) -> String? {
@@ -142,15 +111,5 @@ struct InstallTests {
         return (path.split(separator: ":") + ["/usr/bin", "/bin"])
             .map { "\($0)/\(name)" }
             .first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
-    /// Everything but directories under `path`, relative to it.
-    private func filesUnder(_ path: String) throws -> [String] {
-        guard let walker = FileManager.default.enumerator(atPath: path) else { return [] }
-        var files: [String] = []
-        while let relative = walker.nextObject() as? String {
-            if walker.fileAttributes?[.type] as? FileAttributeType != .typeDirectory { files.append(relative) }
-        }
-        return files.sorted()
     }
 }

@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+import XTestHarness
+
+/// packaging/debian-packages is the one list of what the build and the tests need: the
+/// Makefile, .ci/run and the README must not drift from it, nor from what Package.swift and
+/// the tests use.
+@Suite("The package list")
+struct DependencyListTests {
+    struct Entry {
+        let package: String
+        let purpose: String
+        let provides: String
+    }
+
+    static func entries() throws -> [Entry] {
+        try Repository.text("packaging/debian-packages").split(separator: "\n").compactMap { line in
+            let words = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard let first = words.first, !first.hasPrefix("#") else { return nil }
+            return words.count >= 3 ? Entry(package: String(words[0]), purpose: String(words[1]), provides: String(words[2])) : nil
+        }
+    }
+
+    @Test func everyPkgConfigModuleAndAptProviderOfPackageSwiftIsABuildPackage() throws {
+        let manifest = try Repository.text("Package.swift")
+        let build = try Self.entries().filter { $0.purpose == "build" }
+        let modules = quoted(after: "pkgConfig: ", in: manifest).flatMap { $0.split(separator: " ").map(String.init) }
+        #expect(modules.contains("xcb") && modules.contains("wayland-client"), "no pkgConfig modules found in Package.swift: \(modules)")
+        for module in modules {
+            #expect(build.contains { $0.provides == "pkgconfig:\(module)" }, "no build package provides the pkg-config module \(module)")
+        }
+        let providers = quoted(after: ".apt([", in: manifest, list: true)
+        #expect(!providers.isEmpty)
+        for package in providers {
+            #expect(build.contains { $0.package == package }, "Package.swift names \(package) as a provider; the build list does not")
+        }
+    }
+
+    /// Programs the tests start: the first word of a command they spawn. Each must come from
+    /// a package of the list, or be part of every Debian system.
+    @Test func everyProgramTheTestsRunIsInTheList() throws {
+        let everywhere: Set = ["env", "sh", "bash", "setpriv", "tar", "gzip", "gunzip", "uname", "dpkg", "dpkg-deb"]
+        let listed = Set(try Self.entries().flatMap { entry in
+            entry.provides.split(separator: ",").filter { $0.hasPrefix("program:") }.map { String($0.dropFirst(8)) }
+        })
+        var programs: [String: String] = [:]
+        for directory in ["Sources/XTestHarness", "Sources/WaylandHarness", "Tests"] {
+            let root = Repository.file(directory)
+            for case let relative as String in FileManager.default.enumerator(atPath: root.path)!.allObjects where relative.hasSuffix(".swift") {
+                let text = try String(contentsOf: root.appendingPathComponent(relative), encoding: .utf8)
+                for pattern in [#"ChildProcess\(\s*\["([A-Za-z][\w.-]*)""#, #"CommandRun\.run\(\["([A-Za-z][\w.-]*)""#,
+                                #"Terminal\(\["([A-Za-z][\w.-]*)""#, #"executable\(named: "([\w.-]+)"\)"#,
+                                #"\+ \["([A-Za-z][\w.-]*)", "-"#, #"fileURLWithPath: "/usr/bin/([\w.-]+)""#] {
+                    let regex = try NSRegularExpression(pattern: pattern)
+                    for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                        if let range = Range(match.range(at: 1), in: text) { programs[String(text[range])] = "\(directory)/\(relative)" }
+                    }
+                }
+            }
+        }
+        // The scan finds what it must, or it proves nothing.
+        for known in ["Xvfb", "openbox", "xterm", "sway", "systemd-analyze", "lintian", "tmux"] {
+            #expect(programs[known] != nil, "the scan of the tests did not find \(known); found \(programs.keys.sorted())")
+        }
+        for (program, file) in programs.sorted(by: { $0.key < $1.key }) where !everywhere.contains(program) {
+            #expect(listed.contains(program), "\(file) runs \(program), which no package in packaging/debian-packages provides")
+        }
+    }
+
+    /// `make deps` and .ci/run install the same purposes, and the README names the commands.
+    @Test func makefileCIAndREADMEUseTheList() throws {
+        let makefile = try Repository.text("Makefile"), ci = try Repository.text(".ci/run"), readme = try Repository.text("README.md")
+        let everything = "packaging/check-deps --list build test package fuzz"
+        #expect(makefile.contains("apt-get install -y --no-install-recommends $$(\(everything))"), "make deps does not install the whole list")
+        #expect(makefile.contains("$$(packaging/check-deps --list build)"), "make build-deps does not install the build packages")
+        #expect(ci.contains("$(\(everything))"), ".ci/run does not install what make deps installs")
+        #expect(ci.split(separator: "\n").last == "make test", ".ci/run does not end by running the README's test command")
+
+        // The README opens with its quick start: the first section.
+        let sections = readme.components(separatedBy: "\n## ")
+        #expect(sections.count > 1 && sections[1].hasPrefix("Quick start\n"), "the README's first section is not its quick start")
+        for command in ["make build-deps", "make install", "systemctl --user enable --now clickaway"] {
+            #expect(sections.count > 1 && sections[1].contains(command), "the README's quick start lacks \(command)")
+        }
+        let development = readme.components(separatedBy: "\n## Development").last ?? ""
+        #expect(development.contains("make deps") && development.contains("make test"), "the README's Development section lacks make deps / make test")
+
+        // The README's Debian line for building is the list's build packages.
+        let build = try Self.entries().filter { $0.purpose == "build" }.map(\.package)
+        let aptLine = readme.split(separator: "\n").first { $0.contains("apt-get install") && $0.contains("libxcb1-dev") }
+        let named = aptLine.map { $0.split(separator: " ").drop { $0 != "install" }.dropFirst().filter { !$0.hasPrefix("-") }.map(String.init) }
+        #expect(Set(named ?? []) == Set(build), "README's apt-get line \(named ?? []) is not the build list \(build)")
+    }
+
+    /// check-deps names exactly the packages whose programs or modules are missing, and how
+    /// to install them.
+    @Test func checkDepsNamesWhatIsMissing() throws {
+        let scratch = try scratchDirectory("check-deps")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        // A PATH with pkg-config only, and no pkg-config modules at all.
+        let bin = scratch.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        for program in ["pkg-config", "dpkg-query"] {
+            try FileManager.default.createSymbolicLink(at: bin.appendingPathComponent(program),
+                                                       withDestinationURL: URL(fileURLWithPath: "/usr/bin/\(program)"))
+        }
+        let run = try CommandRun.run(["/usr/bin/bash", Repository.file("packaging/check-deps").path, "--for", "make install", "build"],
+                                     environment: ["PATH": bin.path, "PKG_CONFIG_LIBDIR": scratch.path, "PKG_CONFIG_PATH": ""])
+        #expect(run.status == 1, "check-deps found nothing missing: \(run.output)")
+        #expect(run.stderr.contains("make install needs packages that are not installed"), "\(run.stderr)")
+        #expect(run.stderr.contains("libwayland-dev: no pkg-config module wayland-client"), "\(run.stderr)")
+        #expect(run.stderr.contains("binutils: no strip on PATH"), "\(run.stderr)")
+        #expect(!run.stderr.contains("pkg-config:"), "pkg-config is there, yet named missing: \(run.stderr)")
+        #expect(run.stderr.contains("sudo apt-get install --no-install-recommends make libxcb1-dev libxcb-xfixes0-dev"), "\(run.stderr)")
+
+        let present = try CommandRun.run([Repository.file("packaging/check-deps").path, "build"])
+        #expect(present.status == 0, "the build packages of this machine are not all there: \(present.output)")
+    }
+
+    /// The strings quoted after each `marker`; with `list`, every string up to the closing bracket.
+    private func quoted(after marker: String, in text: String, list: Bool = false) -> [String] {
+        text.components(separatedBy: marker).dropFirst().flatMap { rest -> [String] in
+            let scope = list ? String(rest.prefix { $0 != "]" }) : String(rest.prefix { $0 != "," && $0 != ")" })
+            return scope.split(separator: "\"", omittingEmptySubsequences: false).enumerated()
+                .filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        }
+    }
+}

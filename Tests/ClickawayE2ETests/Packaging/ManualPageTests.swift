@@ -1,0 +1,152 @@
+import ClickawayConfig
+import Foundation
+import Testing
+import XTestHarness
+
+/// The man pages: clickaway(1) and clickawayctl(1) are generated from the programs by
+/// argument-parser's generate-manual, as `make install` does; clickaway.toml(5) is written by
+/// hand in man/ and kept to the README's configuration reference and to the loader.
+@Suite("Man pages")
+struct ManualPageTests {
+    @Test func configurationPageRendersWithoutWarnings() throws {
+        try expectRendersCleanly(Repository.file("man/clickaway.toml.5").path)
+    }
+
+    /// The generated pages render cleanly and carry what --help lists: every option of the
+    /// daemon, every subcommand of clickawayctl.
+    @Test(arguments: ["clickaway", "clickawayctl"])
+    func generatedPageRendersWithoutWarningsAndHasWhatHelpLists(_ program: String) throws {
+        let scratch = try scratchDirectory("man")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let built = DaemonFixture.buildDirectory
+        let generator = built.appendingPathComponent("generate-manual").path
+        try #require(FileManager.default.isExecutableFile(atPath: generator),
+                     "\(generator) is not built: `make test` builds it (swift build --product generate-manual)")
+        let run = try CommandRun.run([generator, built.appendingPathComponent(program).path,
+                                      "--date", "2026-01-01", "--output-directory", scratch.path])
+        try #require(run.status == 0, "generate-manual failed: \(run.output)")
+        let page = scratch.appendingPathComponent("\(program).1").path
+        try expectRendersCleanly(page)
+        let source = try String(contentsOfFile: page, encoding: .utf8)
+        let help = try CommandRun.run([built.appendingPathComponent(program).path, "--help"])
+        guard program == "clickawayctl" else {
+            for option in ["config", "backend", "log-level", "display", "version"] {
+                #expect(help.stdout.contains("--\(option)") && source.contains(".It Fl -\(option)"), "clickaway.1 does not describe --\(option)")
+            }
+            return
+        }
+        // Each subcommand's line starts with two spaces; wrapped descriptions with more.
+        let subcommands = help.stdout.components(separatedBy: "SUBCOMMANDS:").last?.split(separator: "\n")
+            .filter { $0.hasPrefix("  ") && !$0.hasPrefix("   ") && !$0.hasPrefix("  See ") }
+            .compactMap { $0.split(separator: " ").first.map(String.init) } ?? []
+        #expect(subcommands.count >= 10, "no subcommands found in clickawayctl --help:\n\(help.stdout)")
+        for subcommand in subcommands {
+            #expect(source.contains(".It Em \(subcommand)"), "clickawayctl.1 does not describe \(subcommand)")
+        }
+    }
+
+    /// A page with a mistake groff warns about: without the warning, silence proves nothing.
+    @Test func aBrokenPageDrawsAWarning() throws {
+        let scratch = try scratchDirectory("man-broken")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let page = scratch.appendingPathComponent("broken.1")
+        try (try Repository.text("man/clickaway.toml.5") + ".Bl -tag\n.It Fl x\nunclosed list\n.Xx what\n")
+            .write(to: page, atomically: true, encoding: .utf8)
+        let rendered = try CommandRun.run(["groff", "-ww", "-z", "-mandoc", page.path])
+        #expect(!rendered.stderr.isEmpty, "groff said nothing about a page with an unknown macro and an unclosed list")
+    }
+
+    /// The keys clickaway.toml(5) documents, table by table, are the README's, and the loader
+    /// takes each of them in its table; a key it does not know draws "unknown key", so the
+    /// check can fail.
+    @Test func configurationPageHasTheKeysOfTheREADMEAndTheLoaderTakesThem() throws {
+        let page = try Repository.text("man/clickaway.toml.5")
+        var manKeys: [String: Set<String>] = [:]
+        var section = ""
+        for line in page.split(separator: "\n") {
+            if line.hasPrefix(".Sh ") { section = String(line.dropFirst(4)) }
+            if line.hasPrefix(".It Cm "), let key = line.split(separator: " ").dropFirst(2).first {
+                manKeys[section, default: []].insert(String(key))
+            }
+        }
+        let defaults = manKeys["DEFAULTS"] ?? []
+        #expect(defaults.contains("grace_ms") && (manKeys["POPUPS"] ?? []).contains("anchors"), "no keys found in clickaway.toml.5")
+
+        // The README's reference tables: the first cell of each row names the keys.
+        let readme = try Repository.text("README.md")
+        for (heading, manSection) in [("### `[settings]`", "SETTINGS"), ("### `[defaults]`", "DEFAULTS"),
+                                      ("### `[[popup]]`", "POPUPS"), ("### `[[popup.region]]`", "REGIONS")] {
+            let tableKeys = readmeTableKeys(readme, after: heading)
+            #expect(!tableKeys.isEmpty, "no table after \(heading) in README.md")
+            // Nesting is the README heading's "(and `[[popup.region.region]]`)", not a table row.
+            let documented = (manKeys[manSection] ?? []).union(manSection == "POPUPS" ? defaults : [])
+                .subtracting(manSection == "REGIONS" ? ["region"] : [])
+            let written = Set(tableKeys.map { $0 == "[[popup.region]]" ? "region" : $0 })
+            #expect(written == documented,
+                    "README \(heading) and clickaway.toml.5 \(manSection) differ: README only \(written.subtracting(documented)), man only \(documented.subtracting(written))")
+        }
+
+        // Each table with what it needs around a key; a key the table already has is tried as it is.
+        let contexts: [String: (head: String, body: String, close: String)] = [
+            "SETTINGS": ("[settings]\n", "", ""),
+            "DEFAULTS": ("[defaults]\n", "", ""),
+            "POPUPS": ("[[popup]]\n", "name = \"p\"\nrect = [0, 0, 10, 10]\n", ""),
+            "REGIONS": ("[[popup]]\nname = \"p\"\nrect = [0, 0, 10, 10]\n[[popup.region]]\n", "rect = [0, 0, 5, 5]\n", ""),
+            "EXCLUSIONS": ("[[exclude]]\n", "rect = [0, 0, 5, 5]\n", ""),
+            "WINDOW MATCH": ("[[popup]]\nname = \"p\"\nwindow = { ", "class = \"c\"", " }\n"),
+        ]
+        for (manSection, context) in contexts {
+            let keys = manKeys[manSection] ?? []
+            #expect(!keys.isEmpty, "clickaway.toml.5 has no keys under \(manSection)")
+            let inline = manSection == "WINDOW MATCH"
+            func config(_ key: String) -> String {
+                let present = context.body.hasPrefix("\(key) =") || context.body.contains("\n\(key) =")
+                let entry = present ? "" : (inline ? ", \(key) = 0" : "\(key) = 0\n")
+                return context.head + context.body + entry + context.close
+            }
+            #expect(unknownKeyDiagnostics(config("name_of_nothing")).isEmpty == false,
+                    "an unknown key under \(manSection) drew no \"unknown key\":\n\(config("name_of_nothing"))")
+            for key in keys {
+                #expect(!unknownKeyDiagnostics(config(key)).contains("\"\(key)\""),
+                        "the loader does not take \(key), which clickaway.toml.5 documents under \(manSection)")
+            }
+        }
+    }
+
+    /// The "unknown key" lines of loading `text`.
+    private func unknownKeyDiagnostics(_ text: String) -> String {
+        do {
+            _ = try ConfigLoader.load([ConfigFile(path: "test.toml", text: text)])
+            return ""
+        } catch {
+            return "\(error)".split(separator: "\n").filter { $0.contains("unknown key") }.joined(separator: "\n")
+        }
+    }
+
+    /// The backticked names in the first column of the table that follows `heading`.
+    private func readmeTableKeys(_ readme: String, after heading: String) -> [String] {
+        guard let start = readme.range(of: heading) else { return [] }
+        var keys: [String] = []
+        var inTable = false
+        for line in readme[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false).dropFirst() {
+            if line.hasPrefix("#") { break }
+            guard line.hasPrefix("|") else {
+                if inTable { break }
+                continue
+            }
+            inTable = true
+            let firstCell = line.split(separator: "|").first ?? ""
+            guard !firstCell.contains("---"), !firstCell.contains("key") || firstCell.contains("`") else { continue }
+            keys += firstCell.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        }
+        return keys
+    }
+
+    private func expectRendersCleanly(_ path: String) throws {
+        let rendered = try CommandRun.run(["groff", "-ww", "-z", "-mandoc", path])
+        #expect(rendered.status == 0 && rendered.stderr.isEmpty, "\(path) renders with warnings:\n\(rendered.output)")
+        let man = try CommandRun.run(["man", "--warnings", "-l", path], environment: ["MANWIDTH": "80", "MANPAGER": "cat", "PAGER": "cat"])
+        #expect(man.status == 0 && man.stderr.isEmpty, "man --warnings -l \(path):\n\(man.stderr)")
+        #expect(man.stdout.count > 500, "man -l \(path) printed almost nothing:\n\(man.stdout)")
+    }
+}
