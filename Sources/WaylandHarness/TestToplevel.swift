@@ -4,8 +4,8 @@ import ClickawayWayland
 import XTestHarness
 
 /// A test window: an xdg-shell toplevel with an app_id and a title, on a connection of its
-/// own, that records whether the compositor asked it to close (what `[con_id=N] kill`
-/// does) and goes away when asked, as a well-behaved program would.
+/// own, that records the presses it receives and whether the compositor asked it to close
+/// (what `[con_id=N] kill` does), and goes away when asked, as a well-behaved program would.
 public final class TestToplevel {
     public let client: WaylandClient
     private let wmBase: OpaquePointer
@@ -20,6 +20,7 @@ public final class TestToplevel {
     private var isConfigured = false
     private var failure: Error?
     public private(set) var closeRequested = false
+    private var received: [PressEvent] = []
 
     public init(display: String, appId: String, title: String, width: Int32, height: Int32) throws {
         client = try WaylandClient(display: display)
@@ -80,6 +81,14 @@ public final class TestToplevel {
     /// Reads what the compositor sent so far, without waiting.
     public func dispatch() throws {
         try client.connection.roundtrip()
+        received += client.takePresses()
+    }
+
+    /// The presses and releases the window received so far, in its own coordinates.
+    public func presses() throws -> [PressEvent] {
+        try dispatch()
+        let id = ObjectID(surface)
+        return received.filter { $0.surface == id }
     }
 
     private func configure(serial: UInt32) {

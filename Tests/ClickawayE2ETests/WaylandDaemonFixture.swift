@@ -11,16 +11,16 @@ import XTestHarness
 /// to click with. `swayIPC: false` hides $SWAYSOCK from the daemon, as on a compositor that
 /// is not sway.
 final class WaylandDaemonFixture: DaemonRun {
-    let sway: HeadlessSway
+    let sway: HeadlessCompositor
     let below: ClickRecorder
-    let pointer: TestPointer
+    let pointer: TestInput
     let swayIPC: Bool
 
     init(config: String, swayIPC: Bool = true) throws {
-        sway = try HeadlessSway()
+        sway = try HeadlessCompositor(.sway)
         self.swayIPC = swayIPC
         below = try ClickRecorder(display: sway.waylandSocket, output: "HEADLESS-1", layer: .background)
-        pointer = try TestPointer(display: sway.waylandSocket)
+        pointer = try TestInput(display: sway.waylandSocket)
         try below.waitForPointer()
         try super.init(config: config)
     }
