@@ -17,6 +17,12 @@ public enum CompositorKind: String, CaseIterable, Sendable, CustomStringConverti
     public var listsWindows: Bool { self == .sway }
     /// Whether outputs can be added while it runs (sway's `create_output`).
     public var addsOutputs: Bool { self == .sway }
+
+    /// The pixel a client is told for an exact point: wlroots sends the point, KWin 5.27
+    /// rounds it to whole pixels.
+    public func sent(_ p: Position) -> [Int32] {
+        self == .kwin ? [Int32(p.x.rounded()), Int32(p.y.rounded())] : [p.pixel.x, p.pixel.y]
+    }
 }
 
 /// An output a test's compositor has: its name as the compositor names it, where it goes
@@ -209,7 +215,9 @@ public final class HeadlessCompositor {
             "output \(o.name) resolution \(o.rect.width * Int32(i == 0 ? scale : 1))x\(o.rect.height * Int32(i == 0 ? scale : 1))"
                 + " position \(o.rect.x) \(o.rect.y)" + (i == 0 && scale != 1 ? " scale \(scale)" : "")
         }
-        lines += ["default_border none", "xwayland disable"]
+        // Test windows named clickaway-test-* float from the start, at the size they ask for,
+        // as popups do.
+        lines += ["default_border none", "xwayland disable", #"for_window [app_id="^clickaway-test"] floating enable"#]
         try (lines.joined(separator: "\n") + "\n").write(toFile: config, atomically: false, encoding: .utf8)
         let ipc = directory + "/ipc.sock"
         var environment = wlrootsEnvironment(directory)
@@ -276,12 +284,16 @@ public final class HeadlessCompositor {
         let directory = String(cString: made)
         chmod(directory, 0o755)
         let copy = directory + "/kwin_wayland"
-        do {
-            try FileManager.default.copyItem(atPath: source, toPath: copy)
-        } catch {
-            throw HarnessError("cannot copy \(source) to \(copy): \(error)")
+        // Written through a close-on-exec descriptor: a child spawned meanwhile by another
+        // test must not inherit it, or exec of the copy fails with ETXTBSY.
+        guard let bytes = FileManager.default.contents(atPath: source) else {
+            throw HarnessError("cannot read \(source)")
         }
-        chmod(copy, 0o755)
+        let fd = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
+        guard fd >= 0 else { throw HarnessError("cannot create \(copy): \(String(cString: strerror(errno)))") }
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        guard written == bytes.count else { throw HarnessError("cannot write \(copy): \(String(cString: strerror(errno)))") }
         kwinCopyPath = copy
         atexit { if let path = HeadlessCompositor.kwinCopyPath { unlink(path); rmdir((path as NSString).deletingLastPathComponent) } }
         return copy

@@ -130,7 +130,8 @@ final class WaylandDaemon: Daemon {
         do {
             try client.connection.roundtrip()
             handleDisplayEvents()
-            sway?.sync()
+            // The tree read here may have changed: the engine must see it, not only the tracker.
+            if sway?.sync() == true { refresh() }
             try client.connection.roundtrip()
             handleDisplayEvents()
         } catch {

@@ -203,11 +203,3 @@ import WaylandHarness
         }
     }
 }
-
-extension CompositorKind {
-    /// The pixel a client is told for an exact point: wlroots sends the point, KWin 5.27
-    /// rounds it to whole pixels.
-    func sent(_ p: Position) -> [Int32] {
-        self == .kwin ? [Int32(p.x.rounded()), Int32(p.y.rounded())] : [p.pixel.x, p.pixel.y]
-    }
-}
