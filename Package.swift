@@ -74,7 +74,7 @@ let package = Package(
             "CWaylandClient", "CWaylandProtocols", "ClickawayWayland", "ClickawayCore", "ClickawayControl", "XTestHarness",
         ]),
         .testTarget(name: "ClickawayWaylandTests", dependencies: [
-            "ClickawayWayland", "WaylandHarness", "ClickawayCore", "ClickawayControl",
+            "ClickawayWayland", "WaylandHarness", "ClickawayCore", "ClickawayControl", "XTestHarness",
         ]),
     ]
 )

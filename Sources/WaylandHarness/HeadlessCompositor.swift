@@ -10,6 +10,13 @@ public enum CompositorKind: String, CaseIterable, Sendable, CustomStringConverti
 
     public var description: String { rawValue }
 
+    /// The kinds the tests run on: all, or those named in $CLICKAWAY_TEST_COMPOSITORS
+    /// ("sway,kwin"), to look at one while developing.
+    public static var tested: [CompositorKind] {
+        guard let names = ProcessInfo.processInfo.environment["CLICKAWAY_TEST_COMPOSITORS"], !names.isEmpty else { return allCases }
+        return names.split(separator: ",").compactMap { CompositorKind(rawValue: String($0)) }
+    }
+
     /// Whether touch points can be injected: KWin's fake input has them; wlroots has no
     /// protocol for virtual touch (nor for virtual pens, which no compositor here injects).
     public var injectsTouch: Bool { self == .kwin }
@@ -238,7 +245,8 @@ public final class HeadlessCompositor {
                       environment: environment, waylandSocket: nil, ipcSocket: nil, firstOutput: output)
     }
 
-    /// KWin on a session bus of its own. The packaged kwin_wayland carries the file
+    /// KWin on a session bus of its own, compositing with QPainter (software OpenGL would
+    /// spend the test machine's CPU on frames nobody sees). The packaged kwin_wayland carries the file
     /// capability cap_sys_resource, which a container without that capability refuses to
     /// exec (EPERM); a copy has none. Under root the test process and KWin differ in user,
     /// and KWin gives fake input only to clients whose executable it can read in /proc,
@@ -251,7 +259,7 @@ public final class HeadlessCompositor {
         let environment = [
             "HOME": directory, "PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": directory,
             "XDG_CONFIG_HOME": directory + "/config", "DBUS_SESSION_BUS_ADDRESS": "unix:path=\(bus)",
-            "KWIN_WAYLAND_NO_PERMISSION_CHECKS": "1",
+            "KWIN_WAYLAND_NO_PERMISSION_CHECKS": "1", "KWIN_COMPOSE": "Q",
         ]
         let kwin = [binary, "--virtual", "--width", "\(output.rect.width)", "--height", "\(output.rect.height)",
                     "--socket", socket, "--no-lockscreen", "--no-global-shortcuts", "--no-kactivities"]

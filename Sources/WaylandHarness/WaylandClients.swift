@@ -65,6 +65,9 @@ public final class ClickRecorder {
         }
     }
 
+    /// Forgets every event received so far.
+    public func forget() { received.removeAll() }
+
     /// Every button and touch event received so far, in global coordinates. Round-trips
     /// first, so everything the compositor sent before this call is in.
     public func clicks() throws -> [RecordedClick] {

@@ -5,9 +5,10 @@ import Foundation
 import WaylandHarness
 import XTestHarness
 
-/// The daemon (`--backend wayland`) on a headless compositor, a test client covering the
-/// first output on the background layer (below windows and the overlay) that records the
-/// clicks and touches reaching it, and an injector to click and tap with.
+/// The daemon (`--backend wayland`) on a headless compositor, with the compositor's
+/// `TestDesk`: a test client covering the first output on the background layer (below
+/// windows and the overlay) that records the clicks and touches reaching it, and an
+/// injector to click and tap with.
 /// `swayIPC: false` hides $SWAYSOCK from the daemon, as on a compositor that is not sway.
 final class WaylandDaemonFixture: DaemonRun {
     let compositor: HeadlessCompositor
@@ -15,12 +16,11 @@ final class WaylandDaemonFixture: DaemonRun {
     let input: TestInput
     let swayIPC: Bool
 
-    init(config: String, on compositor: HeadlessCompositor, swayIPC: Bool = true) throws {
-        self.compositor = compositor
+    init(config: String, on desk: TestDesk, swayIPC: Bool = true) throws {
+        compositor = desk.compositor
+        below = desk.below
+        input = desk.input
         self.swayIPC = swayIPC
-        below = try ClickRecorder(display: compositor.waylandSocket, output: compositor.outputs[0].name, layer: .background)
-        input = try TestInput(display: compositor.waylandSocket)
-        try below.waitForPointer()
         try super.init(config: config)
     }
 
@@ -86,8 +86,8 @@ final class WaylandDaemonFixture: DaemonRun {
 /// the compositor.
 func withWaylandDaemon(_ kind: CompositorKind, config: String, privateCompositor: Bool = false, swayIPC: Bool = true,
                        start: Bool = true, _ body: (WaylandDaemonFixture) throws -> Void) throws {
-    func run(_ compositor: HeadlessCompositor) throws {
-        let f = try WaylandDaemonFixture(config: config, on: compositor, swayIPC: swayIPC)
+    func run(_ desk: TestDesk) throws {
+        let f = try WaylandDaemonFixture(config: config, on: desk, swayIPC: swayIPC)
         defer { f.stopDaemon() }
         if start { try f.startDaemon() }
         try body(f)
@@ -95,7 +95,7 @@ func withWaylandDaemon(_ kind: CompositorKind, config: String, privateCompositor
     if privateCompositor {
         let compositor = try HeadlessCompositor(kind)
         defer { compositor.stop() }
-        try run(compositor)
+        try run(TestDesk(compositor))
     } else {
         try SharedCompositors.with(kind, run)
     }

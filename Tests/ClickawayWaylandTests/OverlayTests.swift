@@ -4,7 +4,7 @@ import Testing
 import WaylandHarness
 
 @Suite struct OverlayTests {
-    @Test(arguments: CompositorKind.allCases)
+    @Test(arguments: CompositorKind.tested)
     func overlayCoversTheOutputAndCatchesClicks(_ kind: CompositorKind) throws {
         try withScene(kind) { scene in
             #expect(scene.overlay.coveredOutputs.map(\.description) == ["\(scene.output) at \(Rect(x: 0, y: 0, width: 1280, height: 720))"])
@@ -16,7 +16,7 @@ import WaylandHarness
         }
     }
 
-    @Test(arguments: CompositorKind.allCases)
+    @Test(arguments: CompositorKind.tested)
     func clickOutsideTheHolesLandsOnTheOverlayOnly(_ kind: CompositorKind) throws {
         try withScene(kind) { scene in
             try scene.setHoles([Rect(x: 100, y: 100, width: 200, height: 100)])
@@ -28,7 +28,7 @@ import WaylandHarness
         }
     }
 
-    @Test(arguments: CompositorKind.allCases)
+    @Test(arguments: CompositorKind.tested)
     func clickInAHoleReachesTheClientBelowOnly(_ kind: CompositorKind) throws {
         try withScene(kind) { scene in
             try scene.setHoles([Rect(x: 100, y: 100, width: 200, height: 100)])
@@ -41,7 +41,7 @@ import WaylandHarness
         }
     }
 
-    @Test(arguments: CompositorKind.allCases)
+    @Test(arguments: CompositorKind.tested)
     func holeEdgesAreExclusive(_ kind: CompositorKind) throws {
         try withScene(kind) { scene in
             let hole = Rect(x: 100, y: 100, width: 200, height: 100)
@@ -60,7 +60,7 @@ import WaylandHarness
     /// A fraction of a pixel outside a hole is outside: the compositor hit-tests the exact
     /// point, and the overlay reports a point outside the hole even where the compositor
     /// rounds what it sends (KWin sends whole pixels, rounded).
-    @Test(arguments: CompositorKind.allCases)
+    @Test(arguments: CompositorKind.tested)
     func subPixelEdgesOfAHole(_ kind: CompositorKind) throws {
         try withScene(kind) { scene in
             try scene.setHoles([Rect(x: 100, y: 100, width: 200, height: 100)])
@@ -77,7 +77,7 @@ import WaylandHarness
     }
 
     /// The injector places the pointer to the 1/256 pixel, as the client below is told.
-    @Test(arguments: CompositorKind.allCases)
+    @Test(arguments: CompositorKind.tested)
     func injectedClicksLandExactly(_ kind: CompositorKind) throws {
         try withScene(kind) { scene in
             try scene.setHoles([Rect(x: 0, y: 0, width: 1280, height: 720)])
@@ -89,7 +89,7 @@ import WaylandHarness
         }
     }
 
-    @Test(arguments: CompositorKind.allCases)
+    @Test(arguments: CompositorKind.tested)
     func holesChangeAtRunTime(_ kind: CompositorKind) throws {
         try withScene(kind) { scene in
             let first = Rect(x: 100, y: 100, width: 200, height: 100)
@@ -135,7 +135,7 @@ import WaylandHarness
         }
     }
 
-    @Test(arguments: CompositorKind.allCases)
+    @Test(arguments: CompositorKind.tested)
     func tabletsAreFollowed(_ kind: CompositorKind) throws {
         try withScene(kind) { scene in
             // Every compositor here offers zwp_tablet_manager_v2; none can inject a pen.
@@ -171,7 +171,7 @@ import WaylandHarness
     /// The seat has a pointer only while a pointer device exists; the overlay's client must
     /// take the new wl_pointer each time one appears, or later clicks are lost. On a
     /// compositor of its own: where earlier tests left the seat's focus matters here.
-    @Test(arguments: CompositorKind.allCases)
+    @Test(arguments: CompositorKind.tested)
     func pointerIsTakenAgainWheneverItReappears(_ kind: CompositorKind) throws {
         let compositor = try HeadlessCompositor(kind)
         defer { compositor.stop() }

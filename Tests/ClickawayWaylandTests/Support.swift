@@ -2,9 +2,10 @@ import ClickawayCore
 import ClickawayWayland
 import Testing
 import WaylandHarness
+import XTestHarness
 
 /// A headless compositor with the overlay's client, a test client covering its first
-/// output below the overlay, and an injector to click with.
+/// output below the overlay, and an injector to click with (the compositor's `TestDesk`).
 struct Scene {
     let compositor: HeadlessCompositor
     let overlay: Overlay
@@ -18,10 +19,14 @@ struct Scene {
     /// Dispatches the overlay's events until it has reported `count` button events.
     func overlayClicks(_ count: Int, timeout: Duration = .seconds(5)) throws -> [OverlayClick] {
         var clicks: [OverlayClick] = []
-        try connection.wait(for: "\(count) button events on the overlay (got \(clicks))", timeout: timeout,
-                            check: { try compositor.checkRunning(while: "waiting for clicks") }) {
-            clicks += overlay.takeClicks()
-            return clicks.count >= count ? true : nil
+        do {
+            try connection.wait(for: "\(count) button events on the overlay (got \(clicks))", timeout: timeout,
+                                check: { try compositor.checkRunning(while: "waiting for clicks") }) {
+                clicks += overlay.takeClicks()
+                return clicks.count >= count ? true : nil
+            }
+        } catch {
+            throw HarnessError("\(error); meanwhile the client below got \((try? below.clicks()) ?? [])")
         }
         return clicks
     }
@@ -51,28 +56,24 @@ func withScene(_ kind: CompositorKind, privateCompositor: Bool = false, _ body: 
     if privateCompositor {
         let compositor = try HeadlessCompositor(kind)
         defer { compositor.stop() }
-        try withScene(on: compositor, body)
+        try withScene(on: TestDesk(compositor), body)
     } else {
         try SharedCompositors.with(kind) { try withScene(on: $0, body) }
     }
 }
 
-private func withScene(on compositor: HeadlessCompositor, _ body: (Scene) throws -> Void) throws {
-    let output = compositor.outputs[0].name
-    let below = try ClickRecorder(display: compositor.waylandSocket, output: output)
-    let overlay = try Overlay(client: WaylandClient(display: compositor.waylandSocket))
+private func withScene(on desk: TestDesk, _ body: (Scene) throws -> Void) throws {
+    let output = desk.compositor.outputs[0].name
+    let overlay = try Overlay(client: WaylandClient(display: desk.compositor.waylandSocket))
     try overlay.client.connection.wait(for: "the overlay to cover \(output)") {
         try overlay.sync()
         return overlay.coveredOutputs.isEmpty ? nil : true
     }
-    // The input device last: its arrival is what gives both clients a wl_pointer.
-    let input = try TestInput(display: compositor.waylandSocket)
-    try below.waitForPointer()
     let seat = overlay.client.seat
     try overlay.client.connection.wait(for: "the overlay's client to get the seat's pointer") {
         seat?.hasPointer == true ? true : nil
     }
-    try body(Scene(compositor: compositor, overlay: overlay, below: below, input: input))
+    try body(Scene(compositor: desk.compositor, overlay: overlay, below: desk.below, input: desk.input))
 }
 
 extension Array where Element == OverlayClick {
