@@ -71,9 +71,12 @@ public final class HeadlessCompositor {
         HeadlessOutput(name: "HEADLESS-2", rect: Rect(x: 1280, y: 0, width: 800, height: 600)),
     ]
 
-    /// `scale` is the first output's scale (sway only).
+    /// `scale` is the first output's scale (sway only). `fakeInputFor` (KWin only): nil
+    /// lifts KWin's permission check for every client (KWIN_WAYLAND_NO_PERMISSION_CHECKS=1);
+    /// a list of executables keeps the check and installs a .desktop file for each that
+    /// names org_kde_kwin_fake_input in X-KDE-Wayland-Interfaces, as a desktop would.
     public init(_ kind: CompositorKind, outputs: [HeadlessOutput] = defaultOutputs, scale: Int = 1,
-                timeout: Duration = .seconds(15)) throws {
+                fakeInputFor trusted: [String]? = nil, timeout: Duration = .seconds(15)) throws {
         self.kind = kind
         var template = Array("/tmp/clickaway-\(kind)-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
@@ -89,7 +92,7 @@ public final class HeadlessCompositor {
             switch kind {
             case .sway: launch = try Self.sway(directory, outputs, scale: scale)
             case .phoc: launch = try Self.phoc(directory, outputs[0])
-            case .kwin: launch = try Self.kwin(directory, outputs[0], asRoot: user != nil)
+            case .kwin: launch = try Self.kwin(directory, outputs[0], asRoot: user != nil, trusted: trusted)
             }
             if let user { try Self.give(directory, to: user) }
             for step in launch.steps {
@@ -252,15 +255,27 @@ public final class HeadlessCompositor {
     /// and KWin gives fake input only to clients whose executable it can read in /proc,
     /// which it can for its own user's: CAP_SYS_PTRACE lets it read the test process's, as
     /// it would read a same-user client's on a desktop.
-    private static func kwin(_ directory: String, _ output: HeadlessOutput, asRoot: Bool) throws -> Launch {
+    private static func kwin(_ directory: String, _ output: HeadlessOutput, asRoot: Bool, trusted: [String]?) throws -> Launch {
         let binary = try kwinCopy()
         let bus = directory + "/bus"
         let socket = "wayland-kwin"
-        let environment = [
+        var environment = [
             "HOME": directory, "PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": directory,
             "XDG_CONFIG_HOME": directory + "/config", "DBUS_SESSION_BUS_ADDRESS": "unix:path=\(bus)",
-            "KWIN_WAYLAND_NO_PERMISSION_CHECKS": "1", "KWIN_COMPOSE": "Q",
+            "KWIN_COMPOSE": "Q",
         ]
+        if let trusted {
+            // $XDG_DATA_HOME/applications, where KWin's application lookup finds them.
+            let applications = directory + "/.local/share/applications"
+            try FileManager.default.createDirectory(atPath: applications, withIntermediateDirectories: true)
+            for (i, program) in trusted.enumerated() {
+                let entry = "[Desktop Entry]\nType=Application\nName=trusted \(i)\nExec=\(program)\nNoDisplay=true\n"
+                    + "X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input\n"
+                try entry.write(toFile: "\(applications)/clickaway-test-\(i).desktop", atomically: false, encoding: .utf8)
+            }
+        } else {
+            environment["KWIN_WAYLAND_NO_PERMISSION_CHECKS"] = "1"
+        }
         let kwin = [binary, "--virtual", "--width", "\(output.rect.width)", "--height", "\(output.rect.height)",
                     "--socket", socket, "--no-lockscreen", "--no-global-shortcuts", "--no-kactivities"]
         return Launch(
@@ -318,7 +333,7 @@ public final class HeadlessCompositor {
     }
 
     private static func give(_ directory: String, to user: (name: String, uid: uid_t, gid: gid_t)) throws {
-        for path in [directory] + ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).map({ directory + "/" + $0 }) {
+        for path in [directory] + ((try? FileManager.default.subpathsOfDirectory(atPath: directory)) ?? []).map({ directory + "/" + $0 }) {
             guard chown(path, user.uid, user.gid) == 0 else {
                 throw HarnessError("cannot give \(path) to \(user.name): \(String(cString: strerror(errno)))")
             }

@@ -100,3 +100,25 @@ func withWaylandDaemon(_ kind: CompositorKind, config: String, privateCompositor
         try SharedCompositors.with(kind, run)
     }
 }
+
+/// The daemon alone on a compositor where no test client may inject input (KWin keeping
+/// its permission check): for what the daemon says about it.
+final class UntrustedKWinRun: DaemonRun {
+    let compositor: HeadlessCompositor
+
+    init(config: String, compositor: HeadlessCompositor) throws {
+        self.compositor = compositor
+        try super.init(config: config)
+    }
+
+    deinit { stopDaemon() }
+
+    override var environment: [String: String] {
+        var env = super.environment
+        env["WAYLAND_DISPLAY"] = compositor.waylandSocket
+        env["DISPLAY"] = nil
+        return env
+    }
+
+    override var displayArguments: [String] { ["--backend", "wayland"] }
+}

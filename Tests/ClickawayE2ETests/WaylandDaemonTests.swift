@@ -46,6 +46,7 @@ import XTestHarness
         try withWaylandDaemon(kind, config: Self.rectConfig(marker: marker)) { f in
             let status = try f.status()
             #expect(status["backend"]?.stringValue == "wayland")
+            #expect(try f.ctl(["status"]).stdout.contains("replay:   through \(kind == .kwin ? "org_kde_kwin_fake_input" : "zwlr_virtual_pointer_v1")"))
             #expect(status["overlay"]?["replay"]?.stringValue == (kind == .kwin ? "org_kde_kwin_fake_input" : "zwlr_virtual_pointer_v1"))
             // Every compositor here offers tablets (pens); the overlay listens to them.
             #expect(status["overlay"]?["tablets"]?.boolValue == true)
@@ -304,6 +305,38 @@ import XTestHarness
             #expect(try events.await("dismissed")["popups"] == .array([.string("menu")]))
             try window.waitForCloseRequest()
             #expect(try f.below.clicks() == [], "the click where the window was reached the background")
+        }
+    }
+
+    /// What a desktop does to let clickaway replay on KWin: a .desktop file naming its
+    /// executable with X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input, KWin's permission
+    /// check kept. Without one, `replay` is said to swallow.
+    @Test(arguments: [true, false])
+    func kwinOffersFakeInputToProgramsNamedInADesktopFile(_ named: Bool) throws {
+        let daemon = DaemonRun.buildDirectory.appendingPathComponent("clickaway").resolvingSymlinksInPath().path
+        let tests = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let compositor = try HeadlessCompositor(.kwin, fakeInputFor: named ? [daemon, tests] : [])
+        defer { compositor.stop() }
+        if named {
+            let f = try WaylandDaemonFixture(config: Self.rectConfig(outsideClick: "replay"), on: TestDesk(compositor))
+            defer { f.stopDaemon() }
+            try f.startDaemon()
+            #expect(try f.status()["overlay"]?["replay"]?.stringValue == "org_kde_kwin_fake_input")
+            try f.ctlOK(["open", "panel"])
+            try f.click(700, 500)
+            #expect(try f.openPopups().isEmpty)
+            #expect(try f.below.clicks().map(\.isPressed) == [true, false], "the replayed click did not reach the client below")
+        } else {
+            // Nothing may inject here, the tests included: the daemon alone, and its status.
+            let f = try UntrustedKWinRun(config: Self.rectConfig(outsideClick: "replay"), compositor: compositor)
+            defer { f.stopDaemon() }
+            try f.startDaemon()
+            let status = try f.status()
+            #expect(status["overlay"]?["replay"]?.isNull == true)
+            let unavailable = status["unavailable"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            #expect(unavailable.contains { $0.hasPrefix("popup \"panel\" has outside_click = \"replay\", but the compositor offers neither") },
+                    "\(unavailable)")
+            #expect(try f.ctl(["status"]).stdout.contains("replay:   not possible here"))
         }
     }
 
