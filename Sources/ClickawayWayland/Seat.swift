@@ -165,8 +165,6 @@ public final class Seat {
     public var hasTouch: Bool { touch != nil }
     /// Whether pen input reaches this client (the compositor offers zwp_tablet_manager_v2).
     public var hasTablets: Bool { tablets != nil }
-    /// Tablet tools (pens, erasers...) the compositor has announced so far.
-    public var tabletToolCount: Int { tablets?.toolCount ?? 0 }
 
     func takePresses() -> [PressEvent] {
         defer { presses.removeAll() }
@@ -240,8 +238,6 @@ private final class TabletSeat {
 
         init(listener: Listener<zwp_tablet_tool_v2_listener>) { self.listener = listener }
     }
-
-    var toolCount: Int { tools.count }
 
     init(_ proxy: OpaquePointer, report: @escaping (PressEvent) -> Void) {
         self.proxy = proxy

@@ -17,14 +17,6 @@ public enum CompositorKind: String, CaseIterable, Sendable, CustomStringConverti
         return names.split(separator: ",").compactMap { CompositorKind(rawValue: String($0)) }
     }
 
-    /// Whether touch points can be injected: KWin's fake input has them; wlroots has no
-    /// protocol for virtual touch (nor for virtual pens, which no compositor here injects).
-    public var injectsTouch: Bool { self == .kwin }
-    /// Whether it has an IPC that lists windows (sway's), so window popups work.
-    public var listsWindows: Bool { self == .sway }
-    /// Whether outputs can be added while it runs (sway's `create_output`).
-    public var addsOutputs: Bool { self == .sway }
-
     /// The pixel a client is told for an exact point: wlroots sends the point, KWin 5.27
     /// rounds it to whole pixels.
     public func sent(_ p: Position) -> [Int32] {

@@ -154,14 +154,6 @@ public final class TestInput {
         try client.connection.roundtrip()
     }
 
-    /// Presses or releases a button where the pointer is, after moving it to `position`.
-    public func button(_ code: UInt32, pressed: Bool, at position: Position) throws {
-        try settleLayout()
-        try injector.move(to: position)
-        injector.button(code, pressed: pressed)
-        try client.connection.roundtrip()
-    }
-
     /// A finger down and up at the point; throws where touch cannot be injected.
     public func tap(at position: Position) throws {
         guard injectsTouch else { throw HarnessError("\(injector.protocolName) cannot inject touch points") }
