@@ -43,6 +43,9 @@ public final class FakeInput: InputInjector {
         org_kde_kwin_fake_input_button(proxy, code, state.rawValue)
     }
 
+    /// KWin looks for the surface under the pointer again when an input region changes.
+    public func repick() {}
+
     public func touchDown(_ id: UInt32, at position: Position) {
         guard injectsTouch else { return }
         let fixed = position.fixed

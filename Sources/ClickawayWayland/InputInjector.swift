@@ -12,6 +12,10 @@ public protocol InputInjector: AnyObject {
     func move(to position: Position) throws
     /// Presses or releases a button (a Linux code, see `PointerButton`) where the pointer is.
     func button(_ code: UInt32, pressed: Bool)
+    /// Makes the compositor pick the surface under the pointer again without moving it: after
+    /// an input region changed, wlroots would otherwise send the next click where the
+    /// pointer was before (KWin picks again by itself).
+    func repick()
     /// Puts a finger down at the global point.
     func touchDown(_ id: UInt32, at position: Position)
     /// Lifts a finger.

@@ -39,6 +39,13 @@ public final class VirtualPointer: InputInjector {
         zwlr_virtual_pointer_v1_frame(proxy)
     }
 
+    /// A relative motion of nothing: wlroots looks for the surface under the pointer on
+    /// every motion.
+    public func repick() {
+        zwlr_virtual_pointer_v1_motion(proxy, monotonicMilliseconds(), 0, 0)
+        zwlr_virtual_pointer_v1_frame(proxy)
+    }
+
     public func touchDown(_ id: UInt32, at position: Position) {}
     public func touchUp(_ id: UInt32) {}
 

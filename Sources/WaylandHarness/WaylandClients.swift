@@ -154,6 +154,13 @@ public final class TestInput {
         try client.connection.roundtrip()
     }
 
+    /// Presses and releases `button` where the pointer already is, without moving it.
+    public func clickWithoutMoving(button: UInt32 = PointerButton.left) throws {
+        injector.button(button, pressed: true)
+        injector.button(button, pressed: false)
+        try client.connection.roundtrip()
+    }
+
     /// A finger down and up at the point; throws where touch cannot be injected.
     public func tap(at position: Position) throws {
         guard injectsTouch else { throw HarnessError("\(injector.protocolName) cannot inject touch points") }

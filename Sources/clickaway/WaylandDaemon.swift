@@ -249,6 +249,8 @@ final class WaylandDaemon: Daemon {
             }
         }
         overlay.setHoles(holes)
+        // The pointer rests where the pinhole was: the next click there is the overlay's.
+        replayer.repick()
         flushDisplay()
     }
 
@@ -316,5 +318,7 @@ final class WaylandDaemon: Daemon {
         guard holes != overlay.holes else { return }
         if !engine.open.isEmpty { regionShrank = true }
         overlay.setHoles(holes)
+        // A click without moving the pointer first goes where the new region says.
+        replayer?.repick()
     }
 }
