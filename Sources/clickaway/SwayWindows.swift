@@ -119,6 +119,36 @@ final class SwayWindows: WindowSource {
         do { try requests.flush() } catch { failure = "\(error)" }
     }
 
+    /// Asks for a tree and waits at most `timeoutMs` for it, handling the replies before it
+    /// as they come (`onChange` is called if the views changed). Returns whether it came in
+    /// time; if not, it is applied when it comes, and nothing is broken: sway may be slow.
+    @discardableResult
+    func readTreeNow(within timeoutMs: Int64) -> Bool {
+        guard failure == nil else { return false }
+        // A new request even if one is on its way: that one may be older than the caller.
+        requests.send(.getTree)
+        awaiting.append(.tree)
+        var before = awaiting.count  // replies up to and including this one
+        do {
+            let deadline = MonotonicClock.milliseconds() + timeoutMs
+            while true {
+                let writing = try requests.flush()
+                for reply in try requests.read() {
+                    handle(reply.payload)
+                    before -= 1
+                }
+                if before <= 0 { return true }
+                let left = deadline - MonotonicClock.milliseconds()
+                guard left > 0 else { return false }
+                var p = pollfd(fd: requests.descriptor.rawValue, events: Int16(POLLIN) | (writing ? Int16(POLLOUT) : 0), revents: 0)
+                _ = poll(&p, 1, Int32(left))
+            }
+        } catch {
+            failure = "\(error)"
+            return false
+        }
+    }
+
     /// Asks for the tree without waiting: the reply is applied when it comes, and
     /// `onChange` called if anything changed.
     func requestTree() {

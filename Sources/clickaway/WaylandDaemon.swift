@@ -263,16 +263,21 @@ final class WaylandDaemon: Daemon {
 
     /// Before a press on the overlay is decided, sway's tree is read again when any window
     /// plays a role: a window moved without an event would otherwise be judged where it
-    /// was. One round trip on the IPC; the compositor does not wait for it.
+    /// was. One round trip on the IPC; the compositor does not wait for it. A changed tree
+    /// refreshes the engine (through `onChange`) before the press is decided. A sway too
+    /// slow to answer within `treeCheckMs` leaves the decision to the tree already known.
     private func checkSwayTree() {
         guard let sway, sway.windowCount > 0 else { return }
         let started = MonotonicClock.microseconds()
-        let changed = sway.sync()
-        logger.debug("read sway's tree before deciding", metadata: [
-            "microseconds": "\(MonotonicClock.microseconds() - started)", "changed": "\(changed)",
-        ])
-        if changed { refresh() }
+        let inTime = sway.readTreeNow(within: Self.treeCheckMs)
+        logger.debug("read sway's tree before deciding", metadata: ["microseconds": "\(MonotonicClock.microseconds() - started)"])
+        if !inTime, sway.failure == nil {
+            logger.warning("sway did not send its tree within \(Self.treeCheckMs) ms: deciding the click on the windows as last seen")
+        }
     }
+
+    /// How long a decision waits for sway's tree at most.
+    static let treeCheckMs: Int64 = 250
 
     /// Asks for sway's tree every `treePollMs` while a popup is open and a window plays a
     /// role (a window popup, anchor or exclusion); otherwise no timer runs at all.
