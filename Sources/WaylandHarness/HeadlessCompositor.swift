@@ -76,7 +76,9 @@ public final class HeadlessCompositor {
         }
         let directory = String(cString: made)
         runtimeDirectory = directory
-        let user = try Self.unprivilegedUser()
+        // KWin as another user than the tests needs CAP_SYS_PTRACE (see `kwin`); a container
+        // without it runs KWin as root, the tests' own user.
+        let user = kind == .kwin && !Self.mayGrantPtrace ? nil : try Self.unprivilegedUser()
         let launch: Launch
         var started: [ChildProcess] = []
         var socket: String?
@@ -241,12 +243,12 @@ public final class HeadlessCompositor {
     }
 
     /// KWin on a session bus of its own, compositing with QPainter (software OpenGL would
-    /// spend the test machine's CPU on frames nobody sees). The packaged kwin_wayland carries the file
-    /// capability cap_sys_resource, which a container without that capability refuses to
-    /// exec (EPERM); a copy has none. Under root the test process and KWin differ in user,
-    /// and KWin gives fake input only to clients whose executable it can read in /proc,
-    /// which it can for its own user's: CAP_SYS_PTRACE lets it read the test process's, as
-    /// it would read a same-user client's on a desktop.
+    /// spend the test machine's CPU on frames nobody sees). The packaged kwin_wayland
+    /// carries the file capability cap_sys_resource, which a container without that
+    /// capability refuses to exec (EPERM); a copy has none. Under root the test process and
+    /// KWin differ in user, and KWin gives fake input only to clients whose executable it
+    /// can read in /proc, which it can for its own user's: CAP_SYS_PTRACE lets it read the
+    /// test process's, as it would read a same-user client's on a desktop.
     private static func kwin(_ directory: String, _ output: HeadlessOutput, asRoot: Bool, trusted: [String]?) throws -> Launch {
         let binary = try kwinCopy()
         let bus = directory + "/bus"
@@ -331,6 +333,14 @@ public final class HeadlessCompositor {
             }
         }
     }
+
+    /// Whether this process may hand CAP_SYS_PTRACE (19) to a child: it is in the bounding set.
+    private static let mayGrantPtrace: Bool = {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapBnd:") }),
+              let mask = UInt64(line.dropFirst("CapBnd:".count).trimmingCharacters(in: .whitespaces), radix: 16) else { return false }
+        return mask & (1 << 19) != 0
+    }()
 
     private static func unprivilegedUser() throws -> (name: String, uid: uid_t, gid: gid_t)? {
         guard geteuid() == 0 else { return nil }
