@@ -62,20 +62,23 @@ let package = Package(
         .testTarget(name: "ClickawayX11Tests", dependencies: ["ClickawayX11", "XTestHarness", "ClickawayCore"]),
         // libwayland-client, as a Clang module.
         .systemLibrary(name: "CWaylandClient", pkgConfig: "wayland-client", providers: [.apt(["libwayland-dev"])]),
-        // wayland-scanner's client code for layer-shell, virtual pointers, xdg-output and
-        // xdg-shell, committed; protocols/ holds the XML and the script that regenerates it.
+        // wayland-scanner's client code for layer-shell, virtual pointers, KWin's fake input,
+        // tablets, xdg-output and xdg-shell, committed; protocols/ holds the XML, its licences
+        // and the script that regenerates it.
         .target(name: "CWaylandProtocols", dependencies: ["CWaylandClient"], exclude: ["protocols"]),
-        // A safe Swift layer over libwayland-client: the overlay, outputs, seat, virtual pointer.
+        // A safe Swift layer over libwayland-client: the overlay, outputs, seat (pointer, touch,
+        // pens), virtual pointer and fake input.
         .target(name: "ClickawayWayland", dependencies: [
             "CWaylandClient", "CWaylandProtocols", "ClickawayCore",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
-        // Headless sway run for a test, a client below the overlay, injected clicks. Tests only.
+        // Headless sway, phoc and KWin run for tests, a client below the overlay, injected
+        // clicks and touches. Tests only.
         .target(name: "WaylandHarness", dependencies: [
             "CWaylandClient", "CWaylandProtocols", "ClickawayWayland", "ClickawayCore", "ClickawayControl", "XTestHarness",
         ]),
         .testTarget(name: "ClickawayWaylandTests", dependencies: [
-            "ClickawayWayland", "WaylandHarness", "ClickawayCore", "ClickawayControl",
+            "ClickawayWayland", "WaylandHarness", "ClickawayCore", "ClickawayControl", "XTestHarness",
         ]),
     ]
 )

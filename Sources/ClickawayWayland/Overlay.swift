@@ -1,24 +1,36 @@
 import ClickawayCore
 
-/// A click that landed on the overlay, in global coordinates.
+/// A press or release that landed on the overlay: a pointer button, a touch point or a pen
+/// tip, in global coordinates.
 public struct OverlayClick: Hashable, Sendable, CustomStringConvertible {
     public var output: String
-    public var x: Int32
-    public var y: Int32
+    public var device: InputDevice
+    /// Where it landed, as exact as the compositor said, and outside every hole (see
+    /// `Overlay.outsideHoles`).
+    public var position: Position
+    /// A Linux button code; `PointerButton.left` for touch points and pen tips.
     public var button: UInt32
     public var isPressed: Bool
+    /// A touch sequence the compositor took back: it ended without a lift.
+    public var isCancelled: Bool
     public var serial: UInt32
     public var time: UInt32
 
+    /// The pixel it landed in.
+    public var x: Int32 { position.pixel.x }
+    public var y: Int32 { position.pixel.y }
+
     public var description: String {
-        "\(isPressed ? "press" : "release") of button 0x\(String(button, radix: 16)) at (\(x), \(y)) on \(output)"
+        let what = device == .pointer ? "button 0x\(String(button, radix: 16))" : "\(device)"
+        return "\(isCancelled ? "cancel" : isPressed ? "press" : "release") of \(what) at \(position) on \(output)"
     }
 }
 
 /// One transparent layer surface per output on the overlay layer, whose input region is
 /// the output minus the holes: clicks in a hole reach the surfaces below untouched, all
 /// others land here. Call `sync()` after dispatching to follow outputs as they come and go.
-/// The overlay reads every pointer button its client receives, so give it a client of its own.
+/// The overlay reads every press its client receives (buttons, touch points, pen tips), so
+/// give it a client of its own.
 public final class Overlay {
     public let client: WaylandClient
     private var surfaces: [OutputID: LayerSurface] = [:]
@@ -61,18 +73,46 @@ public final class Overlay {
         }
     }
 
-    /// The clicks that landed on the overlay since the last call, in global coordinates.
+    /// The presses and releases that landed on the overlay since the last call, in global
+    /// coordinates.
     public func takeClicks() -> [OverlayClick] {
         let outputs = Dictionary(client.outputs.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        return client.takePointerButtons().compactMap { event in
+        return client.takePresses().compactMap { event in
             guard let id = event.surface,
                   let surface = surfaces.values.first(where: { $0.surfaceID == id }),
                   let output = outputs[surface.output] else { return nil }
+            let position = Position(x: Double(output.rect.x) + event.x, y: Double(output.rect.y) + event.y)
             return OverlayClick(
-                output: output.name,
-                x: output.rect.x + Int32(event.x.rounded(.down)), y: output.rect.y + Int32(event.y.rounded(.down)),
-                button: event.button, isPressed: event.isPressed, serial: event.serial, time: event.time)
+                output: output.name, device: event.device, position: Self.outsideHoles(position, holes: holes),
+                button: event.button, isPressed: event.isPressed, isCancelled: event.isCancelled,
+                serial: event.serial, time: event.time)
         }
+    }
+
+    /// Input reaches the overlay only outside its holes: the compositor tested the exact
+    /// point against the input region. A position reported inside a hole was rounded into
+    /// it (KWin 5.27 reports whole pixels while it hit-tests the exact point, so 99.6 left
+    /// of a hole at 100 comes as 100): it is moved to the nearest point just outside that
+    /// hole, at most a pixel away, so the click is decided where it was made. Further in,
+    /// the holes changed since the compositor's test, and the point stays as it is.
+    public static func outsideHoles(_ position: Position, holes: [Rect]) -> Position {
+        let pixel = position.pixel
+        guard let hole = holes.first(where: { $0.contains(x: pixel.x, y: pixel.y) }) else { return position }
+        let step = 1.0 / 256  // one wl_fixed step: the last point before an edge
+        let (left, top) = (Double(hole.x), Double(hole.y))
+        let (right, bottom) = (left + Double(hole.width), top + Double(hole.height))
+        let candidates = [
+            Position(x: left - step, y: position.y), Position(x: right, y: position.y),
+            Position(x: position.x, y: top - step), Position(x: position.x, y: bottom),
+        ]
+        var best: (position: Position, distance: Double)?
+        for candidate in candidates {
+            let distance = abs(candidate.x - position.x) + abs(candidate.y - position.y)
+            let p = candidate.pixel
+            guard distance <= 1, !holes.contains(where: { $0.contains(x: p.x, y: p.y) }) else { continue }
+            if best.map({ distance < $0.distance }) ?? true { best = (candidate, distance) }
+        }
+        return best?.position ?? position
     }
 
     private func localHoles(on output: OutputInfo) -> [Rect] {

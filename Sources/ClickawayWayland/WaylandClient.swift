@@ -3,9 +3,11 @@ import CWaylandProtocols
 import ClickawayCore
 import Glibc
 
-/// A connection with the globals clickaway uses bound: compositor, shm, the first seat,
-/// every output (with its xdg-output name and position), layer-shell and the virtual
-/// pointer manager when offered. Outputs come and go as the registry announces them.
+/// A connection with the globals clickaway uses bound: compositor, shm, the first seat
+/// (with its tablets when the compositor has a tablet manager), every output (with its
+/// xdg-output name and position), layer-shell and the virtual pointer manager when offered.
+/// KWin's fake input is bound on demand (`FakeInput`). Outputs come and go as the registry
+/// announces them.
 public final class WaylandClient {
     public let connection: WaylandConnection
     private let registry: OpaquePointer
@@ -16,6 +18,7 @@ public final class WaylandClient {
     private(set) var layerShell: OpaquePointer?
     private(set) var virtualPointerManager: OpaquePointer?
     private var outputManager: OpaquePointer?
+    private var tabletManager: OpaquePointer?
     /// The first wl_seat the registry announced; wlroots compositors have one.
     public private(set) var seat: Seat?
     private var outputsByGlobal: [UInt32: Output] = [:]
@@ -48,6 +51,7 @@ public final class WaylandClient {
     deinit {
         // Children before their factories; the connection closes last, with the properties.
         seat = nil
+        if let tabletManager { zwp_tablet_manager_v2_destroy(tabletManager) }
         outputsByGlobal.removeAll()
         if let outputManager { zxdg_output_manager_v1_destroy(outputManager) }
         if let virtualPointerManager { zwlr_virtual_pointer_manager_v1_destroy(virtualPointerManager) }
@@ -80,8 +84,18 @@ public final class WaylandClient {
         return Rect(x: Int32(minX), y: Int32(minY), width: Int32(maxX - minX), height: Int32(maxY - minY))
     }
 
-    /// The pointer buttons the seat reported since the last call, oldest first.
-    public func takePointerButtons() -> [PointerButtonEvent] { seat?.takeButtons() ?? [] }
+    /// The presses and releases (buttons, touch points, pen tips) the seat reported since
+    /// the last call, oldest first.
+    public func takePresses() -> [PressEvent] { seat?.takePresses() ?? [] }
+
+    /// Whether the compositor offers KWin's fake input to this client (see `FakeInput`).
+    public var offersFakeInput: Bool { (globals["org_kde_kwin_fake_input"]?.version ?? 0) >= 3 }
+
+    /// Binds KWin's fake input at version 3 (absolute motion) or later; nil when not offered.
+    func bindFakeInput() -> OpaquePointer? {
+        guard let global = globals["org_kde_kwin_fake_input"], global.version >= 3 else { return nil }
+        return bind(global.name, cwp_org_kde_kwin_fake_input_interface(), min(global.version, 4))
+    }
 
     /// The bound wl_output of an output, for requests that name one.
     func outputProxy(_ id: OutputID) -> OpaquePointer? { outputsByGlobal[id.rawValue]?.proxy }
@@ -119,7 +133,13 @@ public final class WaylandClient {
         case "wl_shm" where shm == nil:
             shm = bind(name, cwl_shm_interface(), min(version, 1))
         case "wl_seat" where seat == nil:
-            seat = Seat(proxy: bind(name, cwl_seat_interface(), min(version, 7)))
+            let seat = Seat(proxy: bind(name, cwl_seat_interface(), min(version, 7)))
+            if let tabletManager { seat.attachTablets(tabletManager) }
+            self.seat = seat
+        case "zwp_tablet_manager_v2" where tabletManager == nil:
+            let manager = bind(name, cwp_zwp_tablet_manager_v2_interface(), min(version, 1))
+            tabletManager = manager
+            seat?.attachTablets(manager)
         case "wl_output":
             let output = Output(id: OutputID(rawValue: name), proxy: bind(name, cwl_output_interface(), min(version, 4)))
             if let outputManager { output.describe(with: outputManager) }

@@ -120,7 +120,7 @@ package func owner<T: AnyObject>(_ data: UnsafeMutableRawPointer?, as type: T.Ty
 /// The protocol id of an object, a value that names a surface without handing out its pointer.
 public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt32
-    init(_ proxy: OpaquePointer) { rawValue = wl_proxy_get_id(proxy) }
+    package init(_ proxy: OpaquePointer) { rawValue = wl_proxy_get_id(proxy) }
     public var description: String { "#\(rawValue)" }
 }
 

@@ -4,8 +4,11 @@ import ClickawayWayland
 import XTestHarness
 
 /// A test window: an xdg-shell toplevel with an app_id and a title, on a connection of its
-/// own, that records whether the compositor asked it to close (what `[con_id=N] kill`
-/// does) and goes away when asked, as a well-behaved program would.
+/// own, that records the presses it receives and whether the compositor asked it to close
+/// (what `[con_id=N] kill` does), takes the size the compositor gives it, and goes away
+/// when asked, as a well-behaved program would. It answers the compositor only when the
+/// test dispatches its connection (`dispatch()`): call that after a command that moves or
+/// resizes it, or the compositor may wait for its answer before applying the change.
 public final class TestToplevel {
     public let client: WaylandClient
     private let wmBase: OpaquePointer
@@ -16,10 +19,13 @@ public final class TestToplevel {
     private let surfaceListener: Listener<xdg_surface_listener>
     private let toplevelListener: Listener<xdg_toplevel_listener>
     private var buffer: OpaquePointer?
-    private let size: (width: Int32, height: Int32)
+    /// The size of the attached buffer, and the one the compositor asked for last.
+    private var size: (width: Int32, height: Int32)
+    private var requestedSize: (width: Int32, height: Int32)
     private var isConfigured = false
     private var failure: Error?
     public private(set) var closeRequested = false
+    private var received: [PressEvent] = []
 
     public init(display: String, appId: String, title: String, width: Int32, height: Int32) throws {
         client = try WaylandClient(display: display)
@@ -29,6 +35,7 @@ public final class TestToplevel {
         }
         self.wmBase = wmBase
         size = (width, height)
+        requestedSize = size
         surface = wl_compositor_create_surface(compositor)!
         xdgSurface = xdg_wm_base_get_xdg_surface(wmBase, surface)!
         toplevel = xdg_surface_get_toplevel(xdgSurface)!
@@ -40,7 +47,11 @@ public final class TestToplevel {
         surfaceFunctions.configure = { data, _, serial in owner(data, as: TestToplevel.self).configure(serial: serial) }
         surfaceListener = Listener(surfaceFunctions)
         var toplevelFunctions = xdg_toplevel_listener()
-        toplevelFunctions.configure = { _, _, _, _, _ in }
+        // 0 means "choose yourself": the window keeps the size it was made with.
+        toplevelFunctions.configure = { data, _, width, height, _ in
+            let window = owner(data, as: TestToplevel.self)
+            if width > 0, height > 0 { window.requestedSize = (width, height) }
+        }
         toplevelFunctions.close = { data, _ in owner(data, as: TestToplevel.self).close() }
         toplevelFunctions.configure_bounds = { _, _, _, _ in }
         toplevelFunctions.wm_capabilities = { _, _, _ in }
@@ -77,22 +88,36 @@ public final class TestToplevel {
         }
     }
 
-    /// Reads what the compositor sent so far, without waiting.
+    /// Reads what the compositor sent so far and answers it (acks a configure with a
+    /// buffer of the new size); returns once the compositor has handled the answers too.
     public func dispatch() throws {
         try client.connection.roundtrip()
+        try client.connection.roundtrip()
+        received += client.takePresses()
+    }
+
+    /// The presses and releases the window received so far, in its own coordinates.
+    public func presses() throws -> [PressEvent] {
+        try dispatch()
+        let id = ObjectID(surface)
+        return received.filter { $0.surface == id }
     }
 
     private func configure(serial: UInt32) {
         xdg_surface_ack_configure(xdgSurface, serial)
-        if buffer == nil {
+        if buffer == nil || requestedSize != size {
+            let newBuffer: OpaquePointer
             do {
-                buffer = try client.makeTransparentBuffer(width: size.width, height: size.height)
+                newBuffer = try client.makeTransparentBuffer(width: requestedSize.width, height: requestedSize.height)
             } catch {
                 failure = error
                 return
             }
-            wl_surface_attach(surface, buffer, 0, 0)
-            wl_surface_damage_buffer(surface, 0, 0, size.width, size.height)
+            wl_surface_attach(surface, newBuffer, 0, 0)
+            wl_surface_damage_buffer(surface, 0, 0, requestedSize.width, requestedSize.height)
+            if let buffer { wl_buffer_destroy(buffer) }
+            buffer = newBuffer
+            size = requestedSize
         }
         wl_surface_commit(surface)
         isConfigured = true

@@ -142,6 +142,10 @@ public final class ChildProcess {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         }
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        // Nothing else: a descriptor another test opened meanwhile without close-on-exec (a
+        // Foundation Pipe) would stay open in a long-lived helper, and its reader would wait
+        // for an end of file that never comes.
+        _ = addCloseFrom(&actions, 3)
 
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
@@ -154,6 +158,15 @@ public final class ChildProcess {
         return pid
     }
 }
+
+/// glibc's posix_spawn_file_actions_addclosefrom_np (2.34), which spawn.h declares only
+/// under _GNU_SOURCE, out of Swift's sight.
+private let addCloseFrom: @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32 = {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+        fatalError("glibc 2.34 or later is needed: posix_spawn_file_actions_addclosefrom_np is missing")
+    }
+    return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+}()
 
 /// A connected socket pair, close-on-exec from the start so that children spawned by tests
 /// running in parallel cannot inherit either end (pipe2 is not visible from Swift's Glibc).

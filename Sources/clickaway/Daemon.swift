@@ -90,6 +90,8 @@ class Daemon {
     func configurationReplaced() {}
     /// The popup, anchor and exclusion sources of `model` this display cannot provide.
     func unavailable(in model: ClickModel) -> [String] { [] }
+    /// When the display next wants `handleDisplayEvents()` without input (a timer), if ever.
+    var displayDeadline: Int64? { nil }
     /// Other descriptors of the display to poll (sway's IPC), and what to do when one is readable.
     var extraDescriptors: [Int32] { [] }
     func extraDescriptorReadable(_ fd: Int32) {}
@@ -158,7 +160,8 @@ class Daemon {
             fds.append(pollfd(fd: fd, events: Int16(POLLIN) | (wantsWrite ? Int16(POLLOUT) : 0), revents: 0))
         }
         let now = MonotonicClock.milliseconds()
-        let deadlines = [spawner.checkSlow(now: now), watcher?.due, windows.closing.nextDeadline, nextWatchdog].compactMap { $0 }
+        let deadlines = [spawner.checkSlow(now: now), watcher?.due, windows.closing.nextDeadline, nextWatchdog, displayDeadline]
+            .compactMap { $0 }
         let timeout = deadlines.min().map { Int32(clamping: max(0, $0 - now)) } ?? -1
         let ready = poll(&fds, nfds_t(fds.count), timeout)
         finishWait(readable: ready > 0 && fds[0].revents != 0)

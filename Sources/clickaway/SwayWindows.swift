@@ -7,10 +7,15 @@ import SystemPackage
 /// Windows on sway, from its IPC: the whole tree (`get_tree`) again after every window or
 /// workspace event. A view's id is its container id; `[con_id=N] kill` closes it.
 ///
+/// sway 1.7 sends no event when a floating window is moved or resized (`move absolute
+/// position`, `move position center`, `resize set`, a drag), so the daemon also reads the
+/// tree before deciding a click on the overlay (`sync()`), and asks for it now and then
+/// while geometry from windows is in use (`requestTree()`, see `WaylandDaemon`).
+///
 /// Two connections: one subscribed to events, one for requests, whose replies come in the
 /// order asked. Nothing here blocks except start-up and `sync()`.
 final class SwayWindows: WindowSource {
-    struct View {
+    struct View: Equatable {
         var rect: Rect
         var properties: WindowMatch.Properties
         var pid: Int32
@@ -37,7 +42,8 @@ final class SwayWindows: WindowSource {
     /// Their ids, bottom to top: per workspace, tiled then floating.
     private var stacking: [UInt32] = []
     var closing = ClosingWindows()
-    /// Called after the views changed, outside of `sync()`.
+    /// Called after the views changed (windows, their roles, places or stacking), outside
+    /// of `sync()`.
     var onChange: (() -> Void)?
     private(set) var failure: String?
 
@@ -51,7 +57,7 @@ final class SwayWindows: WindowSource {
             throw SwayIPC.Failure(description: "sway refused to send window events at \(socketPath): \(subscribed.text)")
         }
         requests = try SwayIPC(path: socketPath)
-        apply(tree: try requests.call(.getTree), now: MonotonicClock.milliseconds())
+        _ = apply(tree: try requests.call(.getTree), now: MonotonicClock.milliseconds())
     }
 
     var descriptors: [Int32] { [events.descriptor.rawValue, requests.descriptor.rawValue] }
@@ -74,9 +80,11 @@ final class SwayWindows: WindowSource {
     }
 
     /// Waits (bounded) for the replies on their way, then reads a fresh tree: the caller
-    /// sees every window sway had mapped before the request.
-    func sync() {
-        guard failure == nil else { return }
+    /// sees every window sway had mapped before the request, where it is now. Returns
+    /// whether the views changed.
+    @discardableResult
+    func sync() -> Bool {
+        guard failure == nil else { return false }
         do {
             let deadline = MonotonicClock.milliseconds() + 2000
             while !awaiting.isEmpty {
@@ -91,9 +99,10 @@ final class SwayWindows: WindowSource {
             }
             _ = try events.read()
             treeStale = false
-            apply(tree: try requests.call(.getTree), now: MonotonicClock.milliseconds())
+            return apply(tree: try requests.call(.getTree), now: MonotonicClock.milliseconds())
         } catch {
             failure = "\(error)"
+            return false
         }
     }
 
@@ -111,25 +120,59 @@ final class SwayWindows: WindowSource {
         do { try requests.flush() } catch { failure = "\(error)" }
     }
 
-    private func requestTree() {
+    /// Asks for a tree and waits at most `timeoutMs` for it, handling the replies before it
+    /// as they come (`onChange` is called if the views changed). Returns whether it came in
+    /// time; if not, it is applied when it comes, and nothing is broken: sway may be slow.
+    @discardableResult
+    func readTreeNow(within timeoutMs: Int64) -> Bool {
+        guard failure == nil else { return false }
+        // A new request even if one is on its way: that one may be older than the caller.
+        requests.send(.getTree)
+        awaiting.append(.tree)
+        var before = awaiting.count  // replies up to and including this one
+        do {
+            let deadline = MonotonicClock.milliseconds() + timeoutMs
+            while true {
+                let writing = try requests.flush()
+                for reply in try requests.read() {
+                    handle(reply.payload)
+                    before -= 1
+                }
+                if before <= 0 { return true }
+                let left = deadline - MonotonicClock.milliseconds()
+                guard left > 0 else { return false }
+                var p = pollfd(fd: requests.descriptor.rawValue, events: Int16(POLLIN) | (writing ? Int16(POLLOUT) : 0), revents: 0)
+                _ = poll(&p, 1, Int32(left))
+            }
+        } catch {
+            failure = "\(error)"
+            return false
+        }
+    }
+
+    /// Asks for the tree without waiting: the reply is applied when it comes, and
+    /// `onChange` called if anything changed.
+    func requestTree() {
+        guard failure == nil else { return }
         if awaiting.contains(where: { if case .tree = $0 { true } else { false } }) {
             treeStale = true
             return
         }
         requests.send(.getTree)
         awaiting.append(.tree)
+        do { try requests.flush() } catch { failure = "\(error)" }
     }
 
     private func handle(_ reply: JSON) {
         guard !awaiting.isEmpty else { return }
         switch awaiting.removeFirst() {
         case .tree:
-            apply(tree: reply, now: MonotonicClock.milliseconds())
+            let changed = apply(tree: reply, now: MonotonicClock.milliseconds())
             if treeStale {
                 treeStale = false
                 requestTree()
             }
-            onChange?()
+            if changed { onChange?() }
         case .close(let window):
             let refusal = reply.arrayValue?.first { $0["success"]?.boolValue != true }
             if let refusal {
@@ -141,7 +184,8 @@ final class SwayWindows: WindowSource {
 
     // MARK: - The tree
 
-    private func apply(tree: JSON, now: Int64) {
+    /// Takes the views of `tree`; returns whether they differ from the ones before.
+    private func apply(tree: JSON, now: Int64) -> Bool {
         var found: [UInt32: View] = [:]
         var order: [UInt32] = []
         collect(tree, into: &found, order: &order, now: now)
@@ -149,8 +193,15 @@ final class SwayWindows: WindowSource {
             closing.cancel(id)
             if let p = view.roles.popup { logger.info("popup closed", metadata: ["popup": "\(model.popups[Int(p)].name)", "window": "\(id)"]) }
         }
+        for (id, view) in found {
+            if let before = views[id], before.rect != view.rect, view.roles.popup != nil {
+                logger.debug("popup window moved", metadata: ["window": "\(id)", "from": "\(before.rect)", "to": "\(view.rect)"])
+            }
+        }
+        let changed = found != views || order != stacking
         views = found
         stacking = order
+        return changed
     }
 
     private func collect(_ node: JSON, into found: inout [UInt32: View], order: inout [UInt32], now: Int64) {

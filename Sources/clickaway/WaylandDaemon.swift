@@ -5,22 +5,31 @@ import ClickawayWayland
 import Logging
 import SystemPackage
 
-/// The daemon on a wlroots-style Wayland compositor. There are no grabs: a transparent
+/// The daemon on a Wayland compositor with layer-shell. There are no grabs: a transparent
 /// layer surface on the overlay layer covers each output, and its input region is the
 /// output minus the engine's holes, so inside clicks go straight to the popup and outside
 /// clicks land here. The compositor never waits for us: a swallowed click simply stays on
-/// the overlay; a replayed one is sent again through a virtual pointer after its release.
+/// the overlay; a replayed one is sent again after its release, through a wlroots virtual
+/// pointer or KWin's fake input. Touch points and pen tips act as button 1.
 ///
 /// Windows come from sway's IPC when `$SWAYSOCK` is set; elsewhere only `rect` popups open.
 final class WaylandDaemon: Daemon {
     let client: WaylandClient
     let overlay: Overlay
-    /// Sends replayed clicks; nil when the compositor offers no virtual pointers.
-    private let replayPointer: VirtualPointer?
+    /// Sends replayed clicks; nil when the compositor offers no way to inject input.
+    private let replayer: (any InputInjector)?
     private let sway: SwayWindows?
     private var knownOutputs: [OutputInfo] = []
+    /// What a press to send on once released came from: a button, a finger, a pen.
+    private enum Pressed: Hashable {
+        case button(UInt32)
+        case touch(Int32)
+        case pen
+    }
     /// The press of a click that goes on to what is below, until its release arrives.
-    private var pendingReplays: [UInt32: (x: Int32, y: Int32)] = [:]
+    private var pendingReplays: [Pressed: Position] = [:]
+    /// When sway's tree is next read while window geometry is in use (see `pollTree`).
+    private var nextTreePoll: Int64?
     /// Whether a `prepareRead()` awaits its `readEvents()` or `cancelRead()`.
     private var readPrepared = false
     /// The input region shrank: the compositor must have it before "opened" is announced.
@@ -33,10 +42,10 @@ final class WaylandDaemon: Daemon {
         // Without layer-shell there is no overlay: GNOME, for one, does not offer it.
         overlay = try Overlay(client: client)
         do {
-            replayPointer = try VirtualPointer(client: client)
+            replayer = try client.makeInjector()
         } catch {
             logger.warning("\(error): clicks that should be replayed are swallowed instead")
-            replayPointer = nil
+            replayer = nil
         }
         let windows: any WindowSource
         if let swaySocket {
@@ -76,7 +85,10 @@ final class WaylandDaemon: Daemon {
         }
         handleClicks()
         followOutputs()
+        pollTree()
     }
+
+    override var displayDeadline: Int64? { nextTreePoll }
 
     override func flushDisplay() {
         guard failure == nil else { return }
@@ -119,7 +131,8 @@ final class WaylandDaemon: Daemon {
         do {
             try client.connection.roundtrip()
             handleDisplayEvents()
-            sway?.sync()
+            // The tree read here may have changed: the engine must see it, not only the tracker.
+            if sway?.sync() == true { refresh() }
             try client.connection.roundtrip()
             handleDisplayEvents()
         } catch {
@@ -151,9 +164,10 @@ final class WaylandDaemon: Daemon {
                 sentences.append("popup \"\(p.name)\" has dismiss = \"unmap\", which Wayland has no request for: "
                                  + "its window is closed instead (as with \"close\")")
             }
-            if replayPointer == nil, p.outsideClick == .replay {
-                sentences.append("popup \"\(p.name)\" has outside_click = \"replay\", but the compositor offers no "
-                                 + "zwlr_virtual_pointer_manager_v1: its outside clicks are swallowed")
+            if replayer == nil, p.outsideClick == .replay {
+                sentences.append("popup \"\(p.name)\" has outside_click = \"replay\", but the compositor offers neither "
+                                 + "zwlr_virtual_pointer_manager_v1 nor org_kde_kwin_fake_input (KWin offers it only to "
+                                 + "programs it trusts: see the README): its outside clicks are swallowed")
             }
         }
         return sentences
@@ -169,7 +183,9 @@ final class WaylandDaemon: Daemon {
                 ("outputs", .array(overlay.coveredOutputs.map { .object([("name", .string($0.name)), ("rect", $0.rect.json)]) })),
                 ("holes", .array(overlay.holes.map(\.json))),
                 ("pointer", .bool(client.seat?.hasPointer == true)),
-                ("replay", .bool(replayPointer != nil)),
+                ("touch", .bool(client.seat?.hasTouch == true)),
+                ("tablets", .bool(client.seat?.hasTablets == true)),
+                ("replay", replayer.map { .string($0.protocolName) } ?? .null),
             ])),
             ("sway", sway.map { .object([("socket", .string($0.socketPath)), ("windows", .int(Int64($0.windowCount)))]) } ?? .null),
         ])
@@ -179,46 +195,106 @@ final class WaylandDaemon: Daemon {
 
     /// Every click here landed outside the holes, so the engine decides something for it.
     /// Nothing waits for an answer: a swallowed click is already eaten, and a click to
-    /// replay goes on once its release has come (the overlay holds the pointer until then).
+    /// replay goes on once its release has come (the overlay holds the pointer, finger or
+    /// pen until then). A touch point or a pen tip is button 1.
     private func handleClicks() {
-        for click in overlay.takeClicks() {
+        let clicks = overlay.takeClicks()
+        guard !clicks.isEmpty else { return }
+        if clicks.contains(where: \.isPressed) { checkSwayTree() }
+        for click in clicks {
+            let pressed: Pressed = switch click.device {
+            case .pointer: .button(click.button)
+            case .touch(let id): .touch(id)
+            case .pen: .pen
+            }
+            logger.debug("\(click)")
             // A button X11 has no number for cannot be configured, so it dismisses nothing:
             // it goes on, as an unlisted button does.
             guard let button = PointerButton.x11Button(code: click.button) else {
-                if click.isPressed { pendingReplays[click.button] = (click.x, click.y) } else { replay(click) }
+                if click.isPressed { pendingReplays[pressed] = click.position } else { replay(pressed, click) }
                 continue
             }
             let time = now()
             if click.isPressed {
                 let decision = engine.press(button: button, x: click.x, y: click.y, time: time)
-                if decision.click != .swallow { pendingReplays[click.button] = (click.x, click.y) }
+                if decision.click != .swallow { pendingReplays[pressed] = click.position }
                 act(on: engine.dismissed, decision: decision, button: button, x: click.x, y: click.y, time: click.time)
             } else {
                 if let decision = engine.release(button: button, x: click.x, y: click.y, time: time) {
                     act(on: engine.dismissed, decision: decision, button: button, x: click.x, y: click.y, time: click.time)
                 }
-                replay(click)
+                // A touch the compositor took back was not a tap: nothing to send on.
+                if click.isCancelled { pendingReplays[pressed] = nil } else { replay(pressed, click) }
             }
         }
     }
 
     /// Sends a click whose press was to be replayed again, to whatever is under it now: a
-    /// pinhole in the input region at its point, motion there (the compositor picks the
-    /// surface under the pointer only on motion), press, release, and the region restored.
-    /// One connection carries all of it, so the compositor applies it in this order.
-    private func replay(_ release: OverlayClick) {
-        guard let press = pendingReplays.removeValue(forKey: release.button), let replayPointer else { return }
+    /// pinhole in the input region at its point, then the click there at the exact point
+    /// (motion first: compositors pick the surface under the pointer only on motion), and
+    /// the region restored. A touch goes on as a touch where the compositor can inject one
+    /// (KWin), else as a click of button 1, as a pen tip does. One connection carries all of
+    /// it, so the compositor applies it in this order.
+    private func replay(_ pressed: Pressed, _ release: OverlayClick) {
+        guard let position = pendingReplays.removeValue(forKey: pressed), let replayer else { return }
         let holes = overlay.holes
-        overlay.setHoles(holes + [Rect(x: press.x, y: press.y, width: 1, height: 1)])
-        do {
-            try replayPointer.move(toX: press.x, y: press.y)
-        } catch {
-            logger.warning("cannot replay the click at (\(press.x), \(press.y)): \(error)")
+        let pixel = position.pixel
+        overlay.setHoles(holes + [Rect(x: pixel.x, y: pixel.y, width: 1, height: 1)])
+        if case .touch(let id) = pressed, replayer.injectsTouch {
+            replayer.tap(at: position, id: UInt32(bitPattern: id))
+        } else {
+            do {
+                try replayer.click(at: position, button: release.button)
+            } catch {
+                logger.warning("cannot replay the click at \(position): \(error)")
+            }
         }
-        replayPointer.button(release.button, pressed: true)
-        replayPointer.button(release.button, pressed: false)
         overlay.setHoles(holes)
+        // The pointer rests where the pinhole was: the next click there is the overlay's.
+        replayer.repick()
         flushDisplay()
+    }
+
+    // MARK: - sway windows that move without a word
+
+    /// How often sway's tree is read while window geometry is in use: a window moved or
+    /// resized without an event keeps its old rectangle for at most this long (plus sway's
+    /// answer), as far as clicks in its old or new place outside it are concerned.
+    static let treePollMs: Int64 = 250
+
+    /// Before a press on the overlay is decided, sway's tree is read again when any window
+    /// plays a role: a window moved without an event would otherwise be judged where it
+    /// was. One round trip on the IPC; the compositor does not wait for it. A changed tree
+    /// refreshes the engine (through `onChange`) before the press is decided. A sway too
+    /// slow to answer within `treeCheckMs` leaves the decision to the tree already known.
+    private func checkSwayTree() {
+        guard let sway, sway.windowCount > 0 else { return }
+        let started = MonotonicClock.microseconds()
+        let inTime = sway.readTreeNow(within: Self.treeCheckMs)
+        logger.debug("read sway's tree before deciding", metadata: ["microseconds": "\(MonotonicClock.microseconds() - started)"])
+        if !inTime, sway.failure == nil {
+            logger.warning("sway did not send its tree within \(Self.treeCheckMs) ms: deciding the click on the windows as last seen")
+        }
+    }
+
+    /// How long a decision waits for sway's tree at most.
+    static let treeCheckMs: Int64 = 250
+
+    /// Asks for sway's tree every `treePollMs` while a popup is open and a window plays a
+    /// role (a window popup, anchor or exclusion); otherwise no timer runs at all.
+    private func pollTree() {
+        guard let due = nextTreePoll, MonotonicClock.milliseconds() >= due else { return }
+        sway?.requestTree()
+        nextTreePoll = nil
+        scheduleTreePolls()
+    }
+
+    private func scheduleTreePolls() {
+        guard let sway, !engine.open.isEmpty, sway.windowCount > 0 else {
+            nextTreePoll = nil
+            return
+        }
+        if nextTreePoll == nil { nextTreePoll = MonotonicClock.milliseconds() + Self.treePollMs }
     }
 
     // MARK: - Outputs and the overlay
@@ -242,10 +318,13 @@ final class WaylandDaemon: Daemon {
     /// The input region is everything but the holes; with no popup open, one hole covers
     /// every output and the overlay takes nothing.
     override func updateInterception() {
+        scheduleTreePolls()
         guard let bounds = client.layoutBounds else { return }
         let holes = engine.open.isEmpty ? [bounds] : engine.shieldHoles(screen: bounds)
         guard holes != overlay.holes else { return }
         if !engine.open.isEmpty { regionShrank = true }
         overlay.setHoles(holes)
+        // A click without moving the pointer first goes where the new region says.
+        replayer?.repick()
     }
 }

@@ -217,7 +217,9 @@ struct Status: ParsableCommand {
             let outputs = overlay["outputs"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
             let holes = overlay["holes"]?.arrayValue?.count ?? 0
             print("overlay:  on \(outputs.isEmpty ? "no output" : outputs.joined(separator: ", ")), \(holes) holes"
-                  + (overlay["pointer"]?.boolValue == true ? "" : "; the seat has no pointer"))
+                  + (overlay["pointer"]?.boolValue == true ? "" : "; the seat has no pointer")
+                  + (overlay["touch"]?.boolValue == true ? "; touch" : "") + (overlay["tablets"]?.boolValue == true ? "; pens" : ""))
+            print("replay:   " + (overlay["replay"]?.stringValue.map { "through \($0)" } ?? "not possible here: replayed clicks are swallowed"))
             if let sway = reply["sway"], !sway.isNull {
                 print("sway:     \(sway["windows"]?.intValue ?? 0) windows with a role, through \(sway["socket"]?.stringValue ?? "?")")
             } else {

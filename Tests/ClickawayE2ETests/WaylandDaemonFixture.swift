@@ -5,45 +5,57 @@ import Foundation
 import WaylandHarness
 import XTestHarness
 
-/// A private headless sway, the daemon on it (`--backend wayland`), a test client covering
-/// HEADLESS-1 on the background layer (below windows and the overlay) that records the
-/// clicks reaching it, and a virtual pointer
-/// to click with. `swayIPC: false` hides $SWAYSOCK from the daemon, as on a compositor that
-/// is not sway.
+/// The daemon (`--backend wayland`) on a headless compositor, with the compositor's
+/// `TestDesk`: a test client covering the first output on the background layer (below
+/// windows and the overlay) that records the clicks and touches reaching it, and an
+/// injector to click and tap with.
+/// `swayIPC: false` hides $SWAYSOCK from the daemon, as on a compositor that is not sway.
 final class WaylandDaemonFixture: DaemonRun {
-    let sway: HeadlessSway
+    let compositor: HeadlessCompositor
     let below: ClickRecorder
-    let pointer: TestPointer
+    let input: TestInput
     let swayIPC: Bool
 
-    init(config: String, swayIPC: Bool = true) throws {
-        sway = try HeadlessSway()
+    init(config: String, on desk: TestDesk, swayIPC: Bool = true) throws {
+        compositor = desk.compositor
+        below = desk.below
+        input = desk.input
         self.swayIPC = swayIPC
-        below = try ClickRecorder(display: sway.waylandSocket, output: "HEADLESS-1", layer: .background)
-        pointer = try TestPointer(display: sway.waylandSocket)
-        try below.waitForPointer()
         try super.init(config: config)
     }
 
-    deinit {
-        stopDaemon()
-        sway.stop()
-    }
+    deinit { stopDaemon() }
 
-    /// sway's sockets by absolute path, and no X display.
+    var kind: CompositorKind { compositor.kind }
+    /// The first output's name, as the compositor calls it.
+    var output: String { compositor.outputs[0].name }
+
+    /// The compositor's sockets by absolute path (sway's IPC only when asked), and no X display.
     override var environment: [String: String] {
         var env = super.environment
-        env["WAYLAND_DISPLAY"] = sway.waylandSocket
-        env["SWAYSOCK"] = swayIPC ? sway.ipcSocket : nil
+        env["WAYLAND_DISPLAY"] = compositor.waylandSocket
+        env["SWAYSOCK"] = swayIPC ? compositor.ipcSocket : nil
         env["DISPLAY"] = nil
         return env
     }
 
     override var displayArguments: [String] { ["--backend", "wayland"] }
 
-    /// Clicks through the virtual pointer, then lets the daemon handle it (and replay it).
+    /// Clicks through the injector, then lets the daemon handle it (and replay it).
     func click(_ x: Int32, _ y: Int32, button: UInt32 = PointerButton.left) throws {
-        try pointer.click(x: x, y: y, button: button)
+        try input.click(x: x, y: y, button: button)
+        try sync()
+    }
+
+    /// Clicks at an exact point (to the 1/256 pixel).
+    func click(at position: Position, button: UInt32 = PointerButton.left) throws {
+        try input.click(at: position, button: button)
+        try sync()
+    }
+
+    /// A finger down and up (KWin only).
+    func tap(at position: Position) throws {
+        try input.tap(at: position)
         try sync()
     }
 
@@ -54,8 +66,8 @@ final class WaylandDaemonFixture: DaemonRun {
         }
     }
 
-    /// Syncs until `condition` holds, at most `timeout`: for what sway does in its own time
-    /// (a window's new geometry, an output's description).
+    /// Syncs until `condition` holds, at most `timeout`: for what the compositor does in its
+    /// own time (a window's new geometry, an output's description).
     func eventually(_ what: String, timeout: Duration = .seconds(5), _ condition: () throws -> Bool) throws {
         let deadline = ContinuousClock.now + timeout
         while true {
@@ -64,7 +76,49 @@ final class WaylandDaemonFixture: DaemonRun {
             guard ContinuousClock.now < deadline else {
                 throw HarnessError("timed out after \(timeout) waiting for \(what); status: \((try? status().text) ?? "none")\n\(log)")
             }
-            Thread.sleep(forTimeInterval: 0.02)  // sway applies some changes in its own transactions
+            Thread.sleep(forTimeInterval: 0.02)  // the compositor applies some changes in its own transactions
         }
     }
+}
+
+/// Runs `body` with the daemon started on the shared compositor of `kind` (or on one of
+/// its own, for tests that change or stop it); the daemon stops before the next test gets
+/// the compositor.
+func withWaylandDaemon(_ kind: CompositorKind, config: String, privateCompositor: Bool = false, swayIPC: Bool = true,
+                       start: Bool = true, _ body: (WaylandDaemonFixture) throws -> Void) throws {
+    func run(_ desk: TestDesk) throws {
+        let f = try WaylandDaemonFixture(config: config, on: desk, swayIPC: swayIPC)
+        defer { f.stopDaemon() }
+        if start { try f.startDaemon() }
+        try body(f)
+    }
+    if privateCompositor {
+        let compositor = try HeadlessCompositor(kind)
+        defer { compositor.stop() }
+        try run(TestDesk(compositor))
+    } else {
+        try SharedCompositors.with(kind, run)
+    }
+}
+
+/// The daemon alone on a compositor where no test client may inject input (KWin keeping
+/// its permission check): for what the daemon says about it.
+final class UntrustedKWinRun: DaemonRun {
+    let compositor: HeadlessCompositor
+
+    init(config: String, compositor: HeadlessCompositor) throws {
+        self.compositor = compositor
+        try super.init(config: config)
+    }
+
+    deinit { stopDaemon() }
+
+    override var environment: [String: String] {
+        var env = super.environment
+        env["WAYLAND_DISPLAY"] = compositor.waylandSocket
+        env["DISPLAY"] = nil
+        return env
+    }
+
+    override var displayArguments: [String] { ["--backend", "wayland"] }
 }

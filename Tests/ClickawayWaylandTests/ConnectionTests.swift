@@ -15,7 +15,7 @@ import WaylandHarness
     }
 
     @Test func clientSeesTheGlobalsAndOutputsOfSway() throws {
-        let sway = try HeadlessSway()
+        let sway = try HeadlessCompositor(.sway)
         defer { sway.stop() }
         let client = try WaylandClient(display: sway.waylandSocket)
         #expect(client.connection.display == sway.waylandSocket)
@@ -28,7 +28,7 @@ import WaylandHarness
     }
 
     @Test func connectionBreaksWhenTheCompositorGoes() throws {
-        let sway = try HeadlessSway()
+        let sway = try HeadlessCompositor(.sway)
         let client = try WaylandClient(display: sway.waylandSocket)
         sway.stop()
         let error = #expect(throws: WaylandError.self) { try client.connection.roundtrip() }

@@ -2,24 +2,31 @@ import ClickawayCore
 import ClickawayWayland
 import Testing
 import WaylandHarness
+import XTestHarness
 
-/// A headless sway with the overlay's client, a test client covering HEADLESS-1 below the
-/// overlay, and a virtual pointer to click with.
+/// A headless compositor with the overlay's client, a test client covering its first
+/// output below the overlay, and an injector to click with (the compositor's `TestDesk`).
 struct Scene {
-    let sway: HeadlessSway
+    let compositor: HeadlessCompositor
     let overlay: Overlay
     let below: ClickRecorder
-    let pointer: TestPointer
+    let input: TestInput
 
     var connection: WaylandConnection { overlay.client.connection }
+    /// The first output's name ("HEADLESS-1", KWin's "Virtual-0").
+    var output: String { compositor.outputs[0].name }
 
     /// Dispatches the overlay's events until it has reported `count` button events.
     func overlayClicks(_ count: Int, timeout: Duration = .seconds(5)) throws -> [OverlayClick] {
         var clicks: [OverlayClick] = []
-        try connection.wait(for: "\(count) button events on the overlay (got \(clicks))", timeout: timeout,
-                            check: { try sway.checkRunning(while: "waiting for clicks") }) {
-            clicks += overlay.takeClicks()
-            return clicks.count >= count ? true : nil
+        do {
+            try connection.wait(for: "\(count) button events on the overlay (got \(clicks))", timeout: timeout,
+                                check: { try compositor.checkRunning(while: "waiting for clicks") }) {
+                clicks += overlay.takeClicks()
+                return clicks.count >= count ? true : nil
+            }
+        } catch {
+            throw HarnessError("\(error); meanwhile the client below got \((try? below.clicks()) ?? [])")
         }
         return clicks
     }
@@ -30,35 +37,43 @@ struct Scene {
         return overlay.takeClicks()
     }
 
-    /// Sets the holes and waits until sway has applied them.
+    /// Sets the holes and waits until the compositor has applied them.
     func setHoles(_ holes: [Rect]) throws {
         overlay.setHoles(holes)
         try connection.roundtrip()
     }
+
+    /// A press and a release of the left button at (x, y) on the first output, as the
+    /// overlay reports them.
+    func leftClick(_ x: Int32, _ y: Int32) -> [(String, Int32, Int32, UInt32, Bool)] {
+        [(output, x, y, PointerButton.left, true), (output, x, y, PointerButton.left, false)]
+    }
 }
 
-func withScene(_ body: (Scene) throws -> Void) throws {
-    let sway = try HeadlessSway()
-    defer { sway.stop() }
-    let below = try ClickRecorder(display: sway.waylandSocket, output: "HEADLESS-1")
-    let overlay = try Overlay(client: WaylandClient(display: sway.waylandSocket))
-    try overlay.client.connection.wait(for: "the overlay to cover HEADLESS-1") {
+/// A scene on the shared compositor of `kind`, or on a private one (for tests that change
+/// it for good, such as adding an output).
+func withScene(_ kind: CompositorKind, privateCompositor: Bool = false, _ body: (Scene) throws -> Void) throws {
+    if privateCompositor {
+        let compositor = try HeadlessCompositor(kind)
+        defer { compositor.stop() }
+        try withScene(on: TestDesk(compositor), body)
+    } else {
+        try SharedCompositors.with(kind) { try withScene(on: $0, body) }
+    }
+}
+
+private func withScene(on desk: TestDesk, _ body: (Scene) throws -> Void) throws {
+    let output = desk.compositor.outputs[0].name
+    let overlay = try Overlay(client: WaylandClient(display: desk.compositor.waylandSocket))
+    try overlay.client.connection.wait(for: "the overlay to cover \(output)") {
         try overlay.sync()
         return overlay.coveredOutputs.isEmpty ? nil : true
     }
-    // The pointer device last: its arrival is what gives both clients a wl_pointer.
-    let pointer = try TestPointer(display: sway.waylandSocket)
-    try below.waitForPointer()
     let seat = overlay.client.seat
     try overlay.client.connection.wait(for: "the overlay's client to get the seat's pointer") {
         seat?.hasPointer == true ? true : nil
     }
-    try body(Scene(sway: sway, overlay: overlay, below: below, pointer: pointer))
-}
-
-/// A press and a release of the left button at (x, y), as the overlay reports them.
-func leftClick(_ output: String, _ x: Int32, _ y: Int32) -> [(String, Int32, Int32, UInt32, Bool)] {
-    [(output, x, y, PointerButton.left, true), (output, x, y, PointerButton.left, false)]
+    try body(Scene(compositor: desk.compositor, overlay: overlay, below: desk.below, input: desk.input))
 }
 
 extension Array where Element == OverlayClick {

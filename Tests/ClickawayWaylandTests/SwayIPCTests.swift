@@ -7,12 +7,12 @@ import WaylandHarness
 /// after a subscription, and sway's JSON (which has fractional numbers) parsed whole.
 @Suite struct SwayIPCTests {
     @Test func treeRepliesAndWindowEventsArrive() throws {
-        let sway = try HeadlessSway()
+        let sway = try HeadlessCompositor(.sway)
         defer { sway.stop() }
-        let events = try SwayIPC(path: sway.ipcSocket)
+        let events = try SwayIPC(path: sway.ipcSocket!)
         #expect(try events.call(.subscribe, #"["window"]"#)["success"]?.boolValue == true)
 
-        let requests = try SwayIPC(path: sway.ipcSocket)
+        let requests = try SwayIPC(path: sway.ipcSocket!)
         let tree = try requests.call(.getTree)
         #expect(tree["type"]?.stringValue == "root")
         let outputs = tree["nodes"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
