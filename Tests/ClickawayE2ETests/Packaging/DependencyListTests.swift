@@ -50,7 +50,8 @@ struct DependencyListTests {
                 let text = try String(contentsOf: root.appendingPathComponent(relative), encoding: .utf8)
                 for pattern in [#"ChildProcess\(\s*\["([A-Za-z][\w.-]*)""#, #"CommandRun\.run\(\["([A-Za-z][\w.-]*)""#,
                                 #"Terminal\(\["([A-Za-z][\w.-]*)""#, #"executable\(named: "([\w.-]+)"\)"#,
-                                #"\+ \["([A-Za-z][\w.-]*)", "-"#, #"fileURLWithPath: "/usr/bin/([\w.-]+)""#] {
+                                #"\+ \["([A-Za-z][\w.-]*)", "-"#, #"fileURLWithPath: "/usr/bin/([\w.-]+)""#,
+                                #"command: \["([A-Za-z][\w.-]*)""#, #"return \["([A-Za-z][\w.-]*)"[,\]]"#] {
                     let regex = try NSRegularExpression(pattern: pattern)
                     for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
                         if let range = Range(match.range(at: 1), in: text) { programs[String(text[range])] = "\(directory)/\(relative)" }
@@ -59,7 +60,7 @@ struct DependencyListTests {
             }
         }
         // The scan finds what it must, or it proves nothing.
-        for known in ["Xvfb", "openbox", "xterm", "sway", "systemd-analyze", "lintian", "tmux"] {
+        for known in ["Xvfb", "openbox", "i3", "xterm", "sway", "phoc", "systemd-analyze", "lintian", "tmux"] {
             #expect(programs[known] != nil, "the scan of the tests did not find \(known); found \(programs.keys.sorted())")
         }
         for (program, file) in programs.sorted(by: { $0.key < $1.key }) where !everywhere.contains(program) {
