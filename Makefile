@@ -30,7 +30,10 @@ BINARY_SOURCE = $(or $(BUILDDIR),$(shell $(SWIFT) build -c $(CONFIGURATION) $(ST
 # libraries (BENCHMARKS.md, RSS after start). Empty it to link against the shared runtime.
 STATIC ?= --static-swift-stdlib
 
-.PHONY: build test bench bench-x11 clean binaries install uninstall
+# The configuration fuzzer: a scratch path of its own, so the normal build never sees it.
+FUZZ_SCRATCH ?= .build-fuzz
+
+.PHONY: build test bench bench-x11 fuzz fuzz-build clean binaries install uninstall
 
 build:
 	$(SWIFT) build
@@ -48,8 +51,17 @@ bench:
 bench-x11:
 	bench/run $(BENCH_ARGS)
 
+# libFuzzer over the configuration loader (Fuzz/), until stopped or as FUZZ_ARGS say:
+# make fuzz FUZZ_ARGS=-max_total_time=60. A crash or hang leaves its input in .build-fuzz/artifacts/.
+fuzz: fuzz-build
+	FUZZ_SCRATCH=$(FUZZ_SCRATCH) Fuzz/run $(FUZZ_ARGS)
+
+fuzz-build:
+	$(SWIFT) build --package-path Fuzz --scratch-path $(FUZZ_SCRATCH) -c release \
+	    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+
 clean:
-	rm -rf .build Benchmarks/.build
+	rm -rf .build Benchmarks/.build $(FUZZ_SCRATCH)
 
 binaries:
 	$(SWIFT) build -c $(CONFIGURATION) $(STATIC)
