@@ -456,7 +456,8 @@ struct Parser {
                 continue
             }
             guard byte(pos) == UInt8(ascii: "]"), pos < end else {
-                throw error("expected ',' or ']' after an array element, found \(found(pos))")
+                let opened = atEnd ? " to close the array opened on line \(start.line)" : " after an array element"
+                throw error("expected ',' or ']'\(opened), found \(found(pos))")
             }
             break
         }

@@ -180,18 +180,37 @@ public struct TOMLValue: Sendable {
 public struct TOMLDateTime: Hashable, Sendable, CustomStringConvertible {
     public struct Date: Hashable, Sendable {
         public var year: Int, month: Int, day: Int
+
+        public init(year: Int, month: Int, day: Int) {
+            self.year = year
+            self.month = month
+            self.day = day
+        }
     }
 
     public struct Time: Hashable, Sendable {
         public var hour: Int, minute: Int, second: Int
         /// The fraction of a second, truncated to nanoseconds.
         public var nanosecond: Int
+
+        public init(hour: Int, minute: Int, second: Int, nanosecond: Int) {
+            self.hour = hour
+            self.minute = minute
+            self.second = second
+            self.nanosecond = nanosecond
+        }
     }
 
     public var date: Date?
     public var time: Time?
     /// Minutes east of UTC; nil for local date-times.
     public var offsetMinutes: Int?
+
+    public init(date: Date?, time: Time?, offsetMinutes: Int?) {
+        self.date = date
+        self.time = time
+        self.offsetMinutes = offsetMinutes
+    }
 
     /// RFC 3339: `1979-05-27T07:32:00.5-07:00`, `1979-05-27`, `07:32:00`.
     public var description: String {
