@@ -4,7 +4,12 @@ import ClickawayTOML
 /// A value from the document, with its path in human form (to name it in a message).
 struct Node {
     let value: TOMLValue
-    let human: ModelPath
+    /// The path of the table it is in and its key there: the whole path is made only when a
+    /// message needs it (most values never do).
+    let parent: ModelPath
+    let key: String?
+
+    var human: ModelPath { key.map { parent.appending(.key($0)) } ?? parent }
 }
 
 /// A table from the document, with its path in human form.
@@ -13,7 +18,7 @@ struct TableNode {
     let human: ModelPath
 
     subscript(key: String) -> Node? {
-        value[key].map { Node(value: $0, human: human.appending(.key(key))) }
+        value[key].map { Node(value: $0, parent: human, key: key) }
     }
 
     var isEmpty: Bool { value.count == 0 }
@@ -83,11 +88,9 @@ final class ConfigReader {
 
     /// Unknown keys are errors, with a suggestion when one of the allowed keys is close.
     func checkKeys(of table: TableNode, allowed: [String]) {
-        for entry in table.value.entries {
+        for entry in table.value.entries(notIn: allowed) {
             let key = entry.key ?? ""
-            if !allowed.contains(key) {
-                report("unknown key \"\(key)\"" + suggestion(key, allowed), atKeyOf: entry, human: table.human)
-            }
+            report("unknown key \"\(key)\"" + suggestion(key, allowed), atKeyOf: entry, human: table.human)
         }
     }
 
@@ -101,24 +104,29 @@ final class ConfigReader {
         return result
     }
 
-    /// The elements of an array; each keeps the array's human path.
-    func array(_ node: Node, expected: String) -> [Node]? {
+    /// The elements of an array (`element(_:of:)` makes one a node, for a message).
+    func array(_ node: Node, expected: String) -> [TOMLValue]? {
         guard node.value.isArray else {
             mismatch(node, expected: expected)
             return nil
         }
-        return node.value.elements.map { Node(value: $0, human: node.human) }
+        return node.value.elements
+    }
+
+    /// An element of the array at `node`: it is named by the array's path.
+    func element(_ value: TOMLValue, of node: Node) -> Node {
+        Node(value: value, parent: node.parent, key: node.key)
     }
 
     /// The tables of an array of tables, `[[x]]` or `x = [{ ... }, ...]`; other elements are reported.
     func tables(_ node: Node, expected: String) -> [TableElement] {
         guard let items = array(node, expected: expected) else { return [] }
         return items.enumerated().compactMap { i, item in
-            guard item.value.isTable else {
-                mismatch(item, expected: "a table")
+            guard item.isTable else {
+                mismatch(element(item, of: node), expected: "a table")
                 return nil
             }
-            return TableElement(index: i, table: item.value)
+            return TableElement(index: i, table: item)
         }
     }
 
@@ -153,6 +161,12 @@ final class ConfigReader {
             return nil
         }
         return n
+    }
+
+    /// `integer(_:in:)` for an element of the array at `node`.
+    func integer(_ value: TOMLValue, of node: Node, in range: ClosedRange<Int>) -> Int? {
+        if let n = value.integer, range.contains(Int(n)) { return Int(n) }
+        return integer(element(value, of: node), in: range)
     }
 
     /// One of a fixed set of strings, with a suggestion for a near miss.

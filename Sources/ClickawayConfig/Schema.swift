@@ -190,8 +190,8 @@ extension ConfigReader {
             report("rect needs 4 integers \(form), found \(items.count)", at: node)
             return nil
         }
-        let x = integer(items[0], in: Schema.coordinates), y = integer(items[1], in: Schema.coordinates)
-        let width = integer(items[2], in: Schema.sizes), height = integer(items[3], in: Schema.sizes)
+        let x = integer(items[0], of: node, in: Schema.coordinates), y = integer(items[1], of: node, in: Schema.coordinates)
+        let width = integer(items[2], of: node, in: Schema.sizes), height = integer(items[3], of: node, in: Schema.sizes)
         guard let x, let y, let width, let height else { return nil }
         return Rect(x: Int32(x), y: Int32(y), width: Int32(width), height: Int32(height))
     }
@@ -208,7 +208,7 @@ extension ConfigReader {
             report("slop needs 4 integers \(form), found \(items.count)", at: node)
             return nil
         }
-        let sides = items.map { integer($0, in: sizes) }
+        let sides = items.map { integer($0, of: node, in: sizes) }
         guard let top = sides[0], let right = sides[1], let bottom = sides[2], let left = sides[3] else { return nil }
         return Insets(top: Int32(top), right: Int32(right), bottom: Int32(bottom), left: Int32(left))
     }
@@ -221,9 +221,9 @@ extension ConfigReader {
         }
         var seen: [Int] = []
         for item in items {
-            guard let button = integer(item, in: 1...31) else { continue }
+            guard let button = integer(item, of: node, in: 1...31) else { continue }
             if seen.contains(button) {
-                report("button \(button) is listed twice", at: item)
+                report("button \(button) is listed twice", at: element(item, of: node))
             } else {
                 seen.append(button)
             }
@@ -253,10 +253,10 @@ extension ConfigReader {
             report("expected at least the program to run, found an empty array", at: command)
             return nil
         }
-        let argv = items.compactMap(string)
+        let argv = items.compactMap { string(element($0, of: command)) }
         guard argv.count == items.count else { return nil }
         guard !argv[0].isEmpty else {
-            report("the program name must not be empty", at: program)
+            report("the program name must not be empty", at: element(program, of: command))
             return nil
         }
         return .command(argv)

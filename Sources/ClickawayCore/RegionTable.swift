@@ -80,7 +80,8 @@ struct RegionTable: Sendable {
             appendChildren(p.regions, parent: root, origin: (0, 0), popup: Int32(i), prefix: p.name)
         }
         for i in nodes.indices.reversed() { computeBounds(Int32(i)) }
-        // Redirects are resolved once every path exists.
+        // Redirects are resolved once every path exists (and only if there are any).
+        guard popups.contains(where: { $0.redirect != nil || RegionSpec.anyRedirect($0.regions) }) else { return }
         var byPath: [String: Int32] = [:]
         for (i, path) in paths.enumerated() { byPath[path] = Int32(i) }
         for (i, p) in popups.enumerated() {

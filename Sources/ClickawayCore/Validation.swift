@@ -77,6 +77,7 @@ public enum ModelValidator {
         }
         problems += cycleProblems(popups: popups, byName: byName)
         // Redirects are resolved against the complete tree, so every name must be known first.
+        guard popups.contains(where: { $0.redirect != nil || RegionSpec.anyRedirect($0.regions) }) else { return problems }
         let index = RegionPathIndex(popups: popups)
         for (i, p) in popups.enumerated() {
             if problems.count >= limit { return problems }
@@ -93,14 +94,16 @@ public enum ModelValidator {
     private static func checkRegionNames(_ regions: [RegionSpec], path: ModelPath, problems: inout [ModelProblem]) {
         var seen: Set<String> = []
         for (i, r) in regions.enumerated() {
-            let rp = path.appending(.region(index: i, name: r.name))
-            if let n = r.name {
-                if !seen.insert(n).inserted {
-                    problems.append(ModelProblem(path: rp.appending(.key("name")),
+            var regionPath: ModelPath { path.appending(.region(index: i, name: r.name)) }
+            if let n = r.name, regions.count > 1 {
+                // A few siblings are compared in turn; many are hashed.
+                let duplicate = regions.count <= 8 ? regions[..<i].contains { $0.name == n } : !seen.insert(n).inserted
+                if duplicate {
+                    problems.append(ModelProblem(path: regionPath.appending(.key("name")),
                                                  message: "duplicate region name \"\(n)\" among its siblings"))
                 }
             }
-            checkRegionNames(r.children, path: rp, problems: &problems)
+            if !r.children.isEmpty { checkRegionNames(r.children, path: regionPath, problems: &problems) }
         }
     }
 

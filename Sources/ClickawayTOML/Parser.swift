@@ -82,6 +82,11 @@ struct Parser {
     // MARK: - Document
 
     mutating func parseDocument() throws(TOMLError) {
+        // Room for what a text of this size can hold (a configuration has a node every 7
+        // bytes or so): the arrays grow without copying, and unused room is never touched.
+        storage.nodes.reserveCapacity(end / 6 + 16)
+        storage.keys.reserveCapacity(end / 10 + 16)
+        storage.containers.reserveCapacity(end / 24 + 16)
         storage.nodes.append(Node(kind: .table, line: 1, column: 1, length: 1, payload: 0))
         storage.containers.append([])
         if end >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF {
@@ -248,7 +253,7 @@ struct Parser {
                 continue
             }
             let node = storage.nodes[Int(child)]
-            let name = Self.dotted(parts[...i])
+            var name: String { Self.dotted(parts[...i]) }
             switch node.kind {
             case .table where node.flags.contains(.inline):
                 throw TOMLError(span: part.span, message: "cannot add to \(name): it is an inline table (line \(node.line)), "
@@ -268,7 +273,7 @@ struct Parser {
             }
         }
         let last = parts[parts.count - 1]
-        let name = Self.dotted(parts[...])
+        var name: String { Self.dotted(parts[...]) }
         depth += 1
         try checkDepth(isArray ? depth + 1 : depth, at: last.span)
         let existing = child(of: table, named: last.name)
@@ -318,7 +323,7 @@ struct Parser {
     }
 
     private func child(of table: Int32, named name: String) -> Int32? {
-        storage.lookup[TableKey(table: table, name: name)]
+        storage.child(of: table, named: name)
     }
 
     // MARK: - Key/value pairs
@@ -341,7 +346,7 @@ struct Parser {
                 continue
             }
             let node = storage.nodes[Int(child)]
-            let name = Self.dotted(parts[...i])
+            var name: String { Self.dotted(parts[...i]) }
             guard node.kind == .table else {
                 throw TOMLError(span: part.span, message: "cannot use \(name) as a table: it is already \(node.kind.withArticle) "
                                 + "(line \(node.line))")
@@ -389,8 +394,15 @@ struct Parser {
     private mutating func insert(_ child: Int32, key: KeyPart, into table: Int32) {
         storage.keys.append(Key(name: key.name, span: key.span))
         storage.nodes[Int(child)].key = Int32(storage.keys.count - 1)
-        storage.lookup[TableKey(table: table, name: key.name)] = child
-        storage.containers[Int(storage.nodes[Int(table)].payload)].append(child)
+        let container = Int(storage.nodes[Int(table)].payload)
+        storage.containers[container].append(child)
+        let count = storage.containers[container].count
+        // Small tables are searched by a scan; a table that grows past that gets hashed.
+        if count > Storage.scanLimit {
+            for entry in count == Storage.scanLimit + 1 ? storage.containers[container][...] : [child][...] {
+                storage.lookup[TableKey(table: table, name: storage.keys[Int(storage.nodes[Int(entry)].key)].name)] = entry
+            }
+        }
     }
 
     // MARK: - Values

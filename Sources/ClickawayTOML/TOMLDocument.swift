@@ -81,6 +81,8 @@ public final class TOMLDocument: Sendable {
     /// The top-level table.
     public var root: TOMLValue { TOMLValue(document: self, index: 0) }
 
+    func value(_ index: Int32) -> TOMLValue { TOMLValue(document: self, index: index) }
+
     /// Parses UTF-8 bytes, checking the encoding.
     public static func parse(utf8 bytes: [UInt8], limits: TOMLLimits = .standard) throws(TOMLError) -> TOMLDocument {
         try bytes.withUnsafeBufferPointer { buffer in
@@ -112,12 +114,18 @@ public final class TOMLDocument: Sendable {
     }
 }
 
-/// One value of a document: a cheap handle (the document and a node number).
+/// One value of a document: a cheap handle (the document, a node number and a copy of the
+/// node, so reading a value's type, place or scalar touches nothing shared).
 public struct TOMLValue: Sendable {
     public let document: TOMLDocument
     let index: Int32
+    private let node: Node
 
-    private var node: Node { document.storage.nodes[Int(index)] }
+    init(document: TOMLDocument, index: Int32) {
+        self.document = document
+        self.index = index
+        node = document.storage.nodes[Int(index)]
+    }
 
     public var kind: TOMLKind { node.kind }
 
@@ -152,18 +160,26 @@ public struct TOMLValue: Sendable {
 
     /// A table's value for `key`.
     public subscript(key: String) -> TOMLValue? {
-        guard kind == .table, let child = document.storage.lookup[TableKey(table: index, name: key)] else { return nil }
-        return TOMLValue(document: document, index: child)
+        guard kind == .table, let child = document.storage.child(of: index, named: key) else { return nil }
+        return document.value(child)
     }
 
     /// A table's keys, in the order they were written.
     public var keys: [String] { children.map { document.storage.keys[Int(document.storage.nodes[Int($0)].key)].name } }
 
+    /// A table's values whose keys are not among `known`, in the order they were written;
+    /// reads no other value (for checking a table against a schema).
+    public func entries(notIn known: [String]) -> [TOMLValue] {
+        guard kind == .table else { return [] }
+        let storage = document.storage
+        return children.filter { !known.contains(storage.keys[Int(storage.nodes[Int($0)].key)].name) }.map(document.value)
+    }
+
     /// A table's values (each knows its key), in the order they were written.
-    public var entries: [TOMLValue] { kind == .table ? children.map { TOMLValue(document: document, index: $0) } : [] }
+    public var entries: [TOMLValue] { kind == .table ? children.map(document.value) : [] }
 
     /// An array's elements.
-    public var elements: [TOMLValue] { kind == .array ? children.map { TOMLValue(document: document, index: $0) } : [] }
+    public var elements: [TOMLValue] { kind == .array ? children.map(document.value) : [] }
 
     /// Entries of a table, elements of an array, 0 for anything else.
     public var count: Int { children.count }
@@ -172,7 +188,7 @@ public struct TOMLValue: Sendable {
     public func element(_ i: Int) -> TOMLValue? {
         let all = children
         guard kind == .array, all.indices.contains(i) else { return nil }
-        return TOMLValue(document: document, index: all[i])
+        return document.value(all[i])
     }
 }
 
@@ -292,7 +308,19 @@ struct Storage: Sendable {
     var dateTimes: [TOMLDateTime] = []
     /// Children of each table and array, in order.
     var containers: [[Int32]] = []
+    /// The children of tables with more than `scanLimit` keys, by table and key.
     var lookup: [TableKey: Int32] = [:]
+
+    /// Up to this many keys a table is searched by comparing them in turn: cheaper than
+    /// hashing, and it keeps the hash table to the few large tables.
+    static let scanLimit = 8
+
+    func child(of table: Int32, named name: String) -> Int32? {
+        let children = containers[Int(nodes[Int(table)].payload)]
+        guard children.count <= Self.scanLimit else { return lookup[TableKey(table: table, name: name)] }
+        for child in children where keys[Int(nodes[Int(child)].key)].name == name { return child }
+        return nil
+    }
 }
 
 extension Node: Sendable {}

@@ -34,6 +34,18 @@ func generated(atLeast bytes: Int) -> String {
 
 /// Inputs of at most 64 KiB built to hurt a parser: the families that crashed, hung or
 /// bloated the toml++-based loader, and their larger relatives.
+/// Lines made by `line(i)` for i = 0, 1, ... while they fit in `limit` bytes.
+func numbered(upTo limit: Int, _ line: (Int) -> String) -> String {
+    var text = ""
+    var i = 0
+    while true {
+        let next = line(i)
+        guard text.utf8.count + next.utf8.count <= limit else { return text }
+        text += next
+        i += 1
+    }
+}
+
 let pathological: [(String, String)] = {
     let limit = 64 * 1024
     func fill(_ head: String, _ unit: String, _ tail: String = "") -> String {
@@ -53,7 +65,7 @@ let pathological: [(String, String)] = {
         ("64 KiB rect of integers", fill("[[popup]]\nname = \"p\"\nrect = [", "1,", "]\n")),
         ("64 KiB of [[popup]] (13,000 errors)", fill("", "[[popup]]\n")),
         ("64 KiB of popups with unknown parents", fill("", "[[popup]]\nname = \"p\"\nparent = \"q\"\nrect = [0, 0, 1, 1]\n")),
-        ("64 KiB of unknown keys", fill("", "kkkkkkk = 1\n")),
+        ("64 KiB of unknown keys", numbered(upTo: limit) { "k\($0) = 1\n" }),
         ("64 KiB basic string of escapes", fill("a = \"", "\\u0041", "\"\n")),
         ("64 KiB parent name (no did-you-mean for it)", fill("[[popup]]\nname = \"p\"\nrect = [0, 0, 1, 1]\nparent = \"", "x", "\"\n")),
         ("64 KiB of one-line errors on one line", fill("a = [", "true, ", "x]\n")),
