@@ -35,7 +35,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "clickawayctl", dependencies: [
-            "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayX11",
+            "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayX11", "ClickawayTOML",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "ClickawayCoreTests", dependencies: [

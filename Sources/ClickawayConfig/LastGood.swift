@@ -65,8 +65,8 @@ public struct LastGoodConfig: Sendable {
     public func save(_ config: LoadedConfig) -> String? {
         var text = "# clickaway keeps here the last configuration that loaded without errors, to run with it\n"
             + "# when the configuration has errors at start. Written by the daemon; do not edit.\n"
-            + "source = \(Self.quoted(source))\n"
-        let body = config.sources.map { "\n[[file]]\npath = \(Self.quoted($0.path))\ntext = \(Self.quoted(String(decoding: $0.bytes, as: UTF8.self)))\n" }
+            + "source = \(tomlString(source))\n"
+        let body = config.sources.map { "\n[[file]]\npath = \(tomlString($0.path))\ntext = \(tomlString(String(decoding: $0.bytes, as: UTF8.self)))\n" }
             .joined()
         if case .success(let current) = FileSystem.read(path, limit: ConfigLoader.limits.maxBytes),
            let existing = Self.stripSaved(current), existing == Array((text + body).utf8) {
@@ -86,25 +86,6 @@ public struct LastGoodConfig: Sendable {
         let kept = lines.filter { !$0.starts(with: Array("saved = ".utf8)) }
         guard kept.count == lines.count - 1 else { return nil }
         return Array(kept.joined(separator: [UInt8(ascii: "\n")]))
-    }
-
-    /// A TOML basic string: quotes, backslashes and control characters escaped.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 
     /// Now, in UTC, as a TOML offset date-time.
