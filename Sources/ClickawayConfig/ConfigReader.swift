@@ -50,27 +50,28 @@ final class ConfigReader {
 
     // MARK: Reporting
 
-    func report(_ message: String, at span: SourceSpan?, human: ModelPath) {
+    /// Past the cap, the message and the path are not even made: counting is all that is left.
+    func report(_ message: @autoclosure () -> String, at span: SourceSpan?, human: @autoclosure () -> ModelPath) {
         guard diagnostics.count < Self.maxDiagnostics else {
             omitted += 1
             return
         }
-        diagnostics.append(Diagnostic(file: file, span: span, lines: lines, path: human.description, message: message))
+        diagnostics.append(Diagnostic(file: file, span: span, lines: lines, path: human().description, message: message()))
     }
 
     /// A problem with a value: the caret goes under the value.
-    func report(_ message: String, at node: Node) {
-        report(message, at: node.value.span, human: node.human)
+    func report(_ message: @autoclosure () -> String, at node: Node) {
+        report(message(), at: node.value.span, human: node.human)
     }
 
     /// A problem with a table as a whole (a missing key): the caret goes under its header or opening brace.
-    func report(_ message: String, at table: TableNode) {
-        report(message, at: table.value.span, human: table.human)
+    func report(_ message: @autoclosure () -> String, at table: TableNode) {
+        report(message(), at: table.value.span, human: table.human)
     }
 
     /// A problem with a key: the caret goes under the key's name.
-    func report(_ message: String, atKeyOf value: TOMLValue, human: ModelPath) {
-        report(message, at: value.keySpan ?? value.span, human: human)
+    func report(_ message: @autoclosure () -> String, atKeyOf value: TOMLValue, human: @autoclosure () -> ModelPath) {
+        report(message(), at: value.keySpan ?? value.span, human: human())
     }
 
     func mismatch(_ node: Node, expected: String) {

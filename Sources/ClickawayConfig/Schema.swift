@@ -185,11 +185,12 @@ extension ConfigReader {
 
     private func rect(_ node: Node) -> Rect? {
         let form = "[x, y, width, height]"
-        guard let items = array(node, expected: "an array of 4 integers \(form)") else { return nil }
-        guard items.count == 4 else {
-            report("rect needs 4 integers \(form), found \(items.count)", at: node)
+        // The count first: a huge array is refused without reading its elements.
+        guard !node.value.isArray || node.value.count == 4 else {
+            report("rect needs 4 integers \(form), found \(node.value.count)", at: node)
             return nil
         }
+        guard let items = array(node, expected: "an array of 4 integers \(form)") else { return nil }
         let x = integer(items[0], of: node, in: Schema.coordinates), y = integer(items[1], of: node, in: Schema.coordinates)
         let width = integer(items[2], of: node, in: Schema.sizes), height = integer(items[3], of: node, in: Schema.sizes)
         guard let x, let y, let width, let height else { return nil }
@@ -203,11 +204,11 @@ extension ConfigReader {
             return integer(node, in: sizes).map { Insets(all: Int32($0)) }
         }
         let form = "[top, right, bottom, left]"
-        guard let items = array(node, expected: "a non-negative integer or \(form)") else { return nil }
-        guard items.count == 4 else {
-            report("slop needs 4 integers \(form), found \(items.count)", at: node)
+        guard !node.value.isArray || node.value.count == 4 else {
+            report("slop needs 4 integers \(form), found \(node.value.count)", at: node)
             return nil
         }
+        guard let items = array(node, expected: "a non-negative integer or \(form)") else { return nil }
         let sides = items.map { integer($0, of: node, in: sizes) }
         guard let top = sides[0], let right = sides[1], let bottom = sides[2], let left = sides[3] else { return nil }
         return Insets(top: Int32(top), right: Int32(right), bottom: Int32(bottom), left: Int32(left))

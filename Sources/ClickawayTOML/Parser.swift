@@ -829,9 +829,12 @@ enum Number {
             i = 1
         }
         let signed = i == 1
-        let rest = String(decoding: UnsafeBufferPointer(rebasing: token[i...]), as: UTF8.self)
-        if rest == "inf" { return .float(negative ? -.infinity : .infinity) }
-        if rest == "nan" { return .float(negative ? -.nan : .nan) }
+        if n - i == 3 && token[i] == UInt8(ascii: "i") && token[i + 1] == UInt8(ascii: "n") && token[i + 2] == UInt8(ascii: "f") {
+            return .float(negative ? -.infinity : .infinity)
+        }
+        if n - i == 3 && token[i] == UInt8(ascii: "n") && token[i + 1] == UInt8(ascii: "a") && token[i + 2] == UInt8(ascii: "n") {
+            return .float(negative ? -.nan : .nan)
+        }
         guard i < n else { return .invalid("expected digits after the sign") }
         if token[i] == UInt8(ascii: "0") && i + 1 < n {
             let radix: UInt64
