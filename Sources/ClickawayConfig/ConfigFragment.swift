@@ -29,20 +29,23 @@ struct MergedConfig {
     init(_ fragments: [ConfigFragment]) {
         var settingsOverrides = SettingsOverrides()
         var defaults = PopupOptions()
-        var drafts: [PopupDraft] = []
-        for (file, fragment) in fragments.enumerated() {
+        for fragment in fragments {
             settingsOverrides = fragment.settings.over(settingsOverrides)
             defaults = fragment.defaults.over(defaults)
-            drafts += fragment.popups
-            popupOrigins += fragment.popups.indices.map { Origin(file: file, index: $0) }
-            exclusions += fragment.exclusions
-            exclusionOrigins += fragment.exclusions.indices.map { Origin(file: file, index: $0) }
         }
         settings = settingsOverrides.applied(to: settings)
         // Defaults from every file apply to popups of every file.
         let inherited = defaults.over(.builtIn)
-        popups = drafts.map { $0.options.over(inherited).applied(to: $0.spec) }
-        namedPopups = drafts.indices.filter { drafts[$0].isNamed }
+        popups.reserveCapacity(fragments.reduce(0) { $0 + $1.popups.count })
+        for (file, fragment) in fragments.enumerated() {
+            for (index, draft) in fragment.popups.enumerated() {
+                if draft.isNamed { namedPopups.append(popups.count) }
+                popups.append(draft.options.over(inherited).applied(to: draft.spec))
+                popupOrigins.append(Origin(file: file, index: index))
+            }
+            exclusions += fragment.exclusions
+            exclusionOrigins += fragment.exclusions.indices.map { Origin(file: file, index: $0) }
+        }
     }
 }
 
