@@ -79,6 +79,9 @@ final class ConfigReloader: Sendable {
     }
 
     private func work() {
+        // The lowest priority (nice is per thread on Linux, `who` 0 is this one): a reload never
+        // holds up the loop's thread or the X server on a busy CPU, yet still runs when the loop sleeps.
+        setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
         while true {
             var byte: UInt8 = 0
             guard read(wake.read, &byte, 1) == 1 else { continue }
