@@ -14,7 +14,14 @@ public struct LastGoodConfig: Sendable {
 
     public init(state: StateLocation, configFile: String?, environment: [String: String]) {
         path = state.lastGoodFile
-        source = configFile.map { "file " + $0 } ?? "lookup " + ConfigLocation(environment: environment).mainFile
+        source = configFile.map { "file " + Self.absolute($0) } ?? "lookup " + ConfigLocation(environment: environment).mainFile
+    }
+
+    /// `--config cfg.toml` means another file in another directory.
+    private static func absolute(_ path: String) -> String {
+        guard !path.hasPrefix("/"), let cwd = getcwd(nil, 0) else { return path }
+        defer { free(cwd) }
+        return FileSystem.join(String(cString: cwd), path)
     }
 
     public enum Failure: Error, Sendable, CustomStringConvertible {

@@ -49,6 +49,9 @@ import Testing
             return
         }
         #expect(source == "file /c/config.toml")
+        let relative = LastGoodConfig(state: StateLocation(environment: ["XDG_STATE_HOME": home.path]), configFile: "cfg.toml",
+                                      environment: [:])
+        #expect(relative.source == "file " + FileManager.default.currentDirectoryPath + "/cfg.toml")
         guard case .failure(.none) = keeper(try TemporaryDirectory()).load() else {
             Issue.record("a last good configuration where none was saved")
             return
