@@ -21,8 +21,6 @@ struct MergedConfig {
     private(set) var settings = Settings()
     private(set) var popups: [PopupSpec] = []
     private(set) var popupOrigins: [Origin] = []
-    /// The popups with a name; only these can take part in the name and parent checks.
-    private(set) var namedPopups: [Int] = []
     private(set) var exclusions: [ExclusionSpec] = []
     private(set) var exclusionOrigins: [Origin] = []
 
@@ -38,10 +36,9 @@ struct MergedConfig {
         let inherited = defaults.over(.builtIn)
         popups.reserveCapacity(fragments.reduce(0) { $0 + $1.popups.count })
         for (file, fragment) in fragments.enumerated() {
-            for (index, draft) in fragment.popups.enumerated() {
-                if draft.isNamed { namedPopups.append(popups.count) }
+            for draft in fragment.popups {
                 popups.append(draft.options.over(inherited).applied(to: draft.spec))
-                popupOrigins.append(Origin(file: file, index: index))
+                popupOrigins.append(Origin(file: file, index: draft.index))
             }
             exclusions += fragment.exclusions
             exclusionOrigins += fragment.exclusions.indices.map { Origin(file: file, index: $0) }
@@ -108,6 +105,6 @@ struct PopupDraft {
     var spec: PopupSpec
     /// The inheritable keys the popup sets itself.
     var options: PopupOptions
-    /// A popup without a usable name cannot take part in the name and parent checks.
-    var isNamed: Bool
+    /// Its place in its file's `[[popup]]` array.
+    var index: Int
 }

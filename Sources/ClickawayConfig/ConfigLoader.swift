@@ -127,11 +127,11 @@ public enum ConfigLoader {
             }
         } else {
             // Still check names, parents and redirects, so one run reports everything.
-            problems = ModelValidator.problems(popups: merged.namedPopups.map { merged.popups[$0] })
+            problems = ModelValidator.problems(popups: merged.popups)
         }
 
         let locator = ProblemLocator(documents: parsed.map(\.document),
-                                     popups: merged.namedPopups.map { merged.popupOrigins[$0] },
+                                     popups: merged.popupOrigins,
                                      exclusions: merged.exclusionOrigins)
         var unlocated: [Diagnostic] = []
         for problem in problems {

@@ -37,7 +37,7 @@ extension ConfigReader {
             fragment.defaults = options(defaults)
         }
         if let node = document["popup"] {
-            fragment.popups = tables(node, expected: "an array of tables ([[popup]])").map(popup)
+            fragment.popups = tables(node, expected: "an array of tables ([[popup]])").compactMap(popup)
         }
         if let node = document["exclude"] {
             fragment.exclusions = tables(node, expected: "an array of tables ([[exclude]])").compactMap(exclusion)
@@ -62,7 +62,9 @@ extension ConfigReader {
                      escapeKey: t["escape_key"].flatMap { choice($0, of: OutsideClick.self) })
     }
 
-    private func popup(_ element: TableElement) -> PopupDraft {
+    /// nil for a popup without a usable name, once its other errors are reported: the file
+    /// has errors then, and such a popup takes no part in the checks across popups.
+    private func popup(_ element: TableElement) -> PopupDraft? {
         let writtenName = element.table["name"]?.string
         let step: PathStep = writtenName.map { .popup(index: element.index, name: $0) }
             ?? .table("popup #\(element.index + 1)")
@@ -83,7 +85,8 @@ extension ConfigReader {
             anchors: t["anchors"].map { anchors($0, popup: t.human) } ?? [],
             passthrough: root.passthrough, slop: root.slop, clip: root.clip, redirect: root.redirect,
             regions: root.children)
-        return PopupDraft(spec: spec, options: options(t), isNamed: writtenName != nil)
+        let options = options(t)
+        return writtenName == nil ? nil : PopupDraft(spec: spec, options: options, index: element.index)
     }
 
     /// `header`: how these regions' `[[...]]` header is written, for messages.
