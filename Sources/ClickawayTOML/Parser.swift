@@ -1,6 +1,7 @@
 /// TOML 1.0 (https://toml.io/en/v1.0.0) in one pass over UTF-8 bytes, building the document
 /// as it goes. Values nest by recursion, bounded by `TOMLLimits.maxDepth`; everything else is
-/// loops. Each key is hashed once per mention, so time and memory are linear in the text.
+/// loops. Each key is looked up once per mention (a scan of a small table, a hash in a large
+/// one), so time and memory are linear in the text.
 struct Parser {
     private let bytes: UnsafeBufferPointer<UInt8>
     private let end: Int
