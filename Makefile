@@ -6,7 +6,7 @@
 #   make uninstall                remove what install put there; your configuration stays
 #   make install BUILDDIR=DIR     install the binaries already built in DIR, building nothing
 #                                 (GENERATE_MANUAL=PATH if DIR has no generate-manual)
-#   make test                     the whole suite (debug and release builds first)
+#   make test                     the whole suite (debug and release builds first), then 30 s of fuzzing
 #   make deb                      a Debian package in .build/packages/
 #   make dist                     a tarball of the release binaries with an install script
 #
@@ -42,9 +42,11 @@ GENERATE_MANUAL ?= $(if $(BUILDDIR),$(BUILDDIR),$(DEBUG_BIN))/generate-manual
 # The variables install.sh takes, passed on when set on the command line or in the environment.
 INSTALL_VARIABLES = PREFIX DESTDIR BINDIR DATADIR MANDIR UNITDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR RECIPEDIR DOCDIR CONFIGDIR
 INSTALL_ARGUMENTS = $(foreach v,$(INSTALL_VARIABLES),$(if $(filter command line environment,$(origin $(v))),'$(v)=$($(v))'))
+# The configuration fuzzer: a scratch path of its own, so the normal build never sees it.
+FUZZ_SCRATCH ?= .build-fuzz
 
-.PHONY: build test bench bench-x11 clean deps build-deps check-build-deps check-test-deps binaries print-bindir \
-	generate-manual stage install uninstall deb dist
+.PHONY: build test bench bench-x11 fuzz fuzz-build clean deps build-deps check-build-deps check-test-deps binaries \
+	print-bindir generate-manual stage install uninstall deb dist
 
 build: check-build-deps
 	$(SWIFT) build
@@ -56,6 +58,7 @@ test: check-test-deps
 	$(SWIFT) build --product generate-manual
 	$(SWIFT) build -c release $(STATIC)
 	CLICKAWAY_RELEASE_BIN="$(RELEASE_BIN)" $(SWIFT) test
+	$(MAKE) fuzz FUZZ_ARGS=-max_total_time=30
 
 deps:
 	$(SUDO) apt-get update
@@ -69,7 +72,7 @@ check-build-deps:
 	@packaging/check-deps --for "make $(or $(MAKECMDGOALS),build)" build
 
 check-test-deps:
-	@packaging/check-deps --for "make test" build test package
+	@packaging/check-deps --for "make test" build test package fuzz
 
 # Hit-test and decision benchmarks (ordo-one/benchmark), see BENCHMARKS.md.
 bench:
@@ -79,8 +82,17 @@ bench:
 bench-x11:
 	bench/run $(BENCH_ARGS)
 
+# libFuzzer over the configuration loader (Fuzz/), until stopped or as FUZZ_ARGS say:
+# make fuzz FUZZ_ARGS=-max_total_time=60. A crash or hang leaves its input in .build-fuzz/artifacts/.
+fuzz: fuzz-build
+	FUZZ_SCRATCH=$(FUZZ_SCRATCH) Fuzz/run $(FUZZ_ARGS)
+
+fuzz-build:
+	$(SWIFT) build --package-path Fuzz --scratch-path $(FUZZ_SCRATCH) -c release \
+	    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+
 clean:
-	rm -rf .build Benchmarks/.build
+	rm -rf .build Benchmarks/.build $(FUZZ_SCRATCH)
 
 binaries: check-build-deps
 	$(SWIFT) build -c release $(STATIC)

@@ -8,10 +8,11 @@ let package = Package(
         .executable(name: "clickaway", targets: ["clickaway"]),
         .executable(name: "clickawayctl", targets: ["clickawayctl"]),
         .library(name: "ClickawayCore", targets: ["ClickawayCore"]),
+        // For the fuzzer (Fuzz/) and the benchmarks (Benchmarks/), which are packages of their own.
+        .library(name: "ClickawayConfig", targets: ["ClickawayConfig"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -19,11 +20,10 @@ let package = Package(
     targets: [
         // Geometry, region tree, popups and the decision engine: no X, no Foundation.
         .target(name: "ClickawayCore"),
-        // TOML → core model, diagnostics with file/line/caret, XDG lookup.
-        .target(name: "ClickawayConfig", dependencies: [
-            "ClickawayCore",
-            .product(name: "TOMLKit", package: "TOMLKit"),
-        ]),
+        // TOML 1.0 with the source span of every table, key and value: pure Swift, no Foundation.
+        .target(name: "ClickawayTOML"),
+        // TOML → core model, diagnostics with file/line/caret, XDG lookup; no Foundation.
+        .target(name: "ClickawayConfig", dependencies: ["ClickawayCore", "ClickawayTOML"]),
         // The control socket's protocol: JSON lines, requests and replies.
         .target(name: "ClickawayControl", dependencies: [
             "ClickawayCore",
@@ -36,14 +36,16 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .executableTarget(name: "clickawayctl", dependencies: [
-            "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayX11",
+            "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayX11", "ClickawayTOML",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "ClickawayCoreTests", dependencies: [
             "ClickawayCore",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
-        .testTarget(name: "ClickawayConfigTests", dependencies: ["ClickawayConfig", "ClickawayCore"]),
+        .testTarget(name: "ClickawayConfigTests", dependencies: ["ClickawayConfig", "ClickawayCore", "ClickawayTOML"]),
+        // The parser against the toml-test corpus, and its limits.
+        .testTarget(name: "ClickawayTOMLTests", dependencies: ["ClickawayTOML", "ClickawayConfig"]),
         // libxcb and the XFixes, RandR and XTest extensions, as a Clang module.
         .systemLibrary(
             name: "CXCB",

@@ -25,5 +25,14 @@ let package = Package(
             path: "Benchmarks/Decisions",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "Config",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "ClickawayConfig", package: rootIdentity),
+            ],
+            path: "Benchmarks/Config",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )

@@ -21,28 +21,28 @@ struct MergedConfig {
     private(set) var settings = Settings()
     private(set) var popups: [PopupSpec] = []
     private(set) var popupOrigins: [Origin] = []
-    /// The popups with a name; only these can take part in the name and parent checks.
-    private(set) var namedPopups: [Int] = []
     private(set) var exclusions: [ExclusionSpec] = []
     private(set) var exclusionOrigins: [Origin] = []
 
     init(_ fragments: [ConfigFragment]) {
         var settingsOverrides = SettingsOverrides()
         var defaults = PopupOptions()
-        var drafts: [PopupDraft] = []
-        for (file, fragment) in fragments.enumerated() {
+        for fragment in fragments {
             settingsOverrides = fragment.settings.over(settingsOverrides)
             defaults = fragment.defaults.over(defaults)
-            drafts += fragment.popups
-            popupOrigins += fragment.popups.indices.map { Origin(file: file, index: $0) }
-            exclusions += fragment.exclusions
-            exclusionOrigins += fragment.exclusions.indices.map { Origin(file: file, index: $0) }
         }
         settings = settingsOverrides.applied(to: settings)
         // Defaults from every file apply to popups of every file.
         let inherited = defaults.over(.builtIn)
-        popups = drafts.map { $0.options.over(inherited).applied(to: $0.spec) }
-        namedPopups = drafts.indices.filter { drafts[$0].isNamed }
+        popups.reserveCapacity(fragments.reduce(0) { $0 + $1.popups.count })
+        for (file, fragment) in fragments.enumerated() {
+            for draft in fragment.popups {
+                popups.append(draft.options.over(inherited).applied(to: draft.spec))
+                popupOrigins.append(Origin(file: file, index: draft.index))
+            }
+            exclusions += fragment.exclusions
+            exclusionOrigins += fragment.exclusions.indices.map { Origin(file: file, index: $0) }
+        }
     }
 }
 
@@ -105,6 +105,6 @@ struct PopupDraft {
     var spec: PopupSpec
     /// The inheritable keys the popup sets itself.
     var options: PopupOptions
-    /// A popup without a usable name cannot take part in the name and parent checks.
-    var isNamed: Bool
+    /// Its place in its file's `[[popup]]` array.
+    var index: Int
 }

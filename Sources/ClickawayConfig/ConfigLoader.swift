@@ -1,15 +1,18 @@
 import ClickawayCore
-import Foundation
-import TOMLKit
+import ClickawayTOML
 
-/// A configuration file's path (used in messages) and its text.
+/// A configuration file's path (used in messages) and its bytes.
 public struct ConfigFile: Sendable, Equatable {
     public var path: String
-    public var text: String
+    public var bytes: [UInt8]
+
+    public init(path: String, bytes: [UInt8]) {
+        self.path = path
+        self.bytes = bytes
+    }
 
     public init(path: String, text: String) {
-        self.path = path
-        self.text = text
+        self.init(path: path, bytes: Array(text.utf8))
     }
 }
 
@@ -29,10 +32,11 @@ public enum ConfigNote: Sendable, Equatable, CustomStringConvertible {
 /// A configuration that loaded without errors.
 public struct LoadedConfig: Sendable {
     public let model: ClickModel
-    /// The files read, in load order.
-    public let files: [String]
+    /// The files read, in load order, with the text they had: what `LastGoodConfig` keeps.
+    public let sources: [ConfigFile]
     public let notes: [ConfigNote]
 
+    public var files: [String] { sources.map(\.path) }
     public var popupCount: Int { model.popups.count }
     /// Regions declared under popups, at every depth (not counting the popups' own root regions).
     public var regionCount: Int { model.popups.reduce(0) { $0 + Self.count($1.regions) } }
@@ -60,30 +64,33 @@ public enum ConfigError: Error, Sendable, CustomStringConvertible {
 }
 
 public enum ConfigLoader {
+    /// File size and nesting: any file within them loads or is refused in milliseconds.
+    public static let limits = TOMLLimits.standard
+
     /// Loads `file` alone when given (`--config FILE`), else the XDG lookup (`ConfigLocation`).
-    public static func load(
-        file: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
-    ) throws(ConfigError) -> LoadedConfig {
+    public static func load(file: String? = nil, environment: [String: String]) throws(ConfigError) -> LoadedConfig {
         if let file {
-            switch read(file) {
-            case .text(let text): return try load([ConfigFile(path: file, text: text)])
-            case .undecodable(let diagnostic): throw .invalid([diagnostic])
-            case .unreadable(let reason): throw .unreadable(path: file, reason: reason)
+            switch FileSystem.read(file, limit: limits.maxBytes) {
+            case .success(let bytes): return try load([ConfigFile(path: file, bytes: bytes)])
+            case .failure(let failure):
+                if case .tooLarge = failure { throw .invalid([Diagnostic(file: file, message: failure.reason)]) }
+                throw .unreadable(path: file, reason: failure.reason)
             }
         }
         let location = ConfigLocation(environment: environment)
         let paths = location.existingFiles()
         guard !paths.isEmpty else {
             let empty = try load([])
-            return LoadedConfig(model: empty.model, files: [], notes: [.noConfigFile(expectedPath: location.mainFile)])
+            return LoadedConfig(model: empty.model, sources: [], notes: [.noConfigFile(expectedPath: location.mainFile)])
         }
         var files: [ConfigFile] = []
         var failures: [Diagnostic] = []
         for path in paths {
-            switch read(path) {
-            case .text(let text): files.append(ConfigFile(path: path, text: text))
-            case .undecodable(let diagnostic): failures.append(diagnostic)
-            case .unreadable(let reason): failures.append(Diagnostic(file: path, message: "cannot read: \(reason)"))
+            switch FileSystem.read(path, limit: limits.maxBytes) {
+            case .success(let bytes): files.append(ConfigFile(path: path, bytes: bytes))
+            case .failure(let failure):
+                let tooLarge = if case .tooLarge = failure { true } else { false }
+                failures.append(Diagnostic(file: path, message: (tooLarge ? "" : "cannot read: ") + failure.reason))
             }
         }
         return try assemble(files, order: paths, failures: failures)
@@ -94,35 +101,12 @@ public enum ConfigLoader {
         try assemble(files, order: files.map(\.path), failures: [])
     }
 
-    // MARK: Reading files
-
-    private enum ReadResult {
-        case text(String)
-        /// Readable, but not text: an error in the file, like a syntax error.
-        case undecodable(Diagnostic)
-        case unreadable(reason: String)
-    }
-
-    private static func read(_ path: String) -> ReadResult {
-        let fileManager = FileManager.default
-        var isDirectory: ObjCBool = false
-        guard fileManager.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            return .unreadable(reason: "no such file")
-        }
-        guard !isDirectory.boolValue else { return .unreadable(reason: "it is a directory") }
-        guard let data = fileManager.contents(atPath: path) else {
-            return .unreadable(reason: fileManager.isReadableFile(atPath: path) ? "read failed" : "permission denied")
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            return .undecodable(Diagnostic(file: path, message: "not valid UTF-8 text"))
-        }
-        return .text(text)
-    }
-
     // MARK: Assembling the model
 
-    /// What one file yielded: its reader (for positions and diagnostics) unless it failed to parse.
+    /// What one file yielded: its document and reader unless it failed to parse.
     private struct ParsedFile {
+        let path: String
+        let document: TOMLDocument?
         let reader: ConfigReader?
         let fragment: ConfigFragment
         let syntaxError: Diagnostic?
@@ -137,36 +121,49 @@ public enum ConfigLoader {
         if failures.isEmpty && parsed.allSatisfy({ $0.diagnostics.isEmpty }) {
             do {
                 let model = try ClickModel(settings: merged.settings, popups: merged.popups, exclusions: merged.exclusions)
-                return LoadedConfig(model: model, files: files.map(\.path), notes: [])
+                return LoadedConfig(model: model, sources: files, notes: [])
             } catch {
                 problems = error.problems
             }
         } else {
             // Still check names, parents and redirects, so one run reports everything.
-            problems = ModelValidator.problems(popups: merged.namedPopups.map { merged.popups[$0] })
+            problems = ModelValidator.problems(popups: merged.popups)
         }
 
-        let locator = ProblemLocator(
-            popups: merged.namedPopups.map { merged.popupOrigins[$0] }, exclusions: merged.exclusionOrigins)
+        let locator = ProblemLocator(documents: parsed.map(\.document),
+                                     popups: merged.popupOrigins,
+                                     exclusions: merged.exclusionOrigins)
         var unlocated: [Diagnostic] = []
         for problem in problems {
-            if let (file, source) = locator.locate(problem.path), let reader = parsed[file].reader {
-                reader.report(problem.message, at: source, .value, human: problem.path)
+            if let (file, value) = locator.locate(problem.path), let reader = parsed[file].reader {
+                reader.report(problem.message, at: value.span, human: problem.path)
             } else {
                 unlocated.append(Diagnostic(file: files.first?.path ?? "configuration",
                                             path: problem.path.description, message: problem.message))
             }
         }
-        throw .invalid(sorted(failures + unlocated + parsed.flatMap(\.diagnostics), order: order))
+        var report = sorted(failures + unlocated + parsed.flatMap(\.diagnostics), order: order)
+        // Each file's count of errors not shown goes after its last one shown.
+        for file in parsed {
+            guard let omitted = file.reader?.omitted, omitted > 0 else { continue }
+            let last = report.lastIndex { $0.file == file.path }.map { $0 + 1 } ?? report.endIndex
+            report.insert(Diagnostic(file: file.path, message: "\(omitted) more error\(omitted == 1 ? "" : "s") in this file "
+                                     + "not shown; fix the ones above first"), at: last)
+        }
+        throw .invalid(report)
     }
 
     private static func parse(_ file: ConfigFile) -> ParsedFile {
-        switch TOMLDocument.parse(file) {
-        case .parsed(let document):
-            let reader = ConfigReader(file: file.path, index: document.index, lines: document.lines)
-            return ParsedFile(reader: reader, fragment: reader.fragment(from: document.root), syntaxError: nil)
-        case .invalid(let diagnostic):
-            return ParsedFile(reader: nil, fragment: ConfigFragment(), syntaxError: diagnostic)
+        let lines = SourceLines(file.bytes)
+        do {
+            let document = try TOMLDocument.parse(utf8: file.bytes, limits: limits)
+            let reader = ConfigReader(file: file.path, lines: lines)
+            return ParsedFile(path: file.path, document: document, reader: reader,
+                              fragment: reader.fragment(from: document.root), syntaxError: nil)
+        } catch {
+            let message = error.span == nil ? error.message : "invalid TOML: " + error.message
+            return ParsedFile(path: file.path, document: nil, reader: nil, fragment: ConfigFragment(),
+                              syntaxError: Diagnostic(file: file.path, span: error.span, lines: lines, path: "", message: message))
         }
     }
 
@@ -181,33 +178,39 @@ public enum ConfigLoader {
     }
 }
 
-/// Turns a core `ModelPath` (indices into the merged lists) back into a file and a TOML path.
+/// Turns a core `ModelPath` (indices into the merged lists) back into a file and the value
+/// written there, or the nearest enclosing one that was.
 private struct ProblemLocator {
+    let documents: [TOMLDocument?]
     /// Indexed like the popups the validator saw.
     let popups: [MergedConfig.Origin]
     let exclusions: [MergedConfig.Origin]
 
-    func locate(_ path: ModelPath) -> (file: Int, source: TOMLPath)? {
+    func locate(_ path: ModelPath) -> (file: Int, value: TOMLValue)? {
         var file: Int?
-        var source = TOMLPath.root
+        var value: TOMLValue?
         for step in path.steps {
+            let next: TOMLValue?
             switch step {
             case .popup(let i, _):
                 guard popups.indices.contains(i) else { return nil }
                 file = popups[i].file
-                source = source.appending("popup").appending(index: popups[i].index)
+                next = documents[popups[i].file]?.root["popup"]?.element(popups[i].index)
             case .exclude(let i):
                 guard exclusions.indices.contains(i) else { return nil }
                 file = exclusions[i].file
-                source = source.appending("exclude").appending(index: exclusions[i].index)
+                next = documents[exclusions[i].file]?.root["exclude"]?.element(exclusions[i].index)
             case .region(let i, _):
-                source = source.appending("region").appending(index: i)
+                next = value?["region"]?.element(i)
             case .anchor(let i):
-                source = source.appending("anchors").appending(index: i)
+                next = value?["anchors"]?.element(i)
             case .table(let key), .key(let key):
-                source = source.appending(key)
+                next = value?[key]
             }
+            guard let next else { break }
+            value = next
         }
-        return file.map { ($0, source) }
+        guard let file, let value else { return nil }
+        return (file, value)
     }
 }

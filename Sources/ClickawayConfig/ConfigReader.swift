@@ -1,115 +1,133 @@
 import ClickawayCore
-import TOMLKit
+import ClickawayTOML
 
-/// A value from the document together with where it is: its TOML path (to find the line)
-/// and its path in human form (to name it in a message).
+/// A value from the document, with its path in human form (to name it in a message).
 struct Node {
-    let value: TOMLValueConvertible
-    let source: TOMLPath
-    let human: ModelPath
+    let value: TOMLValue
+    /// The path of the table it is in and its key there: the whole path is made only when a
+    /// message needs it (most values never do).
+    let parent: ModelPath
+    let key: String?
+
+    var human: ModelPath { key.map { parent.appending(.key($0)) } ?? parent }
 }
 
-/// A table from the document, with the same two paths.
+/// A table from the document, with its path in human form.
 struct TableNode {
-    let table: TOMLTable
-    let source: TOMLPath
+    let value: TOMLValue
     let human: ModelPath
 
     subscript(key: String) -> Node? {
-        table[key].map { Node(value: $0, source: source.appending(key), human: human.appending(.key(key))) }
+        value[key].map { Node(value: $0, parent: human, key: key) }
     }
+
+    var isEmpty: Bool { value.count == 0 }
 }
 
 /// One table of an array of tables, with its position in the array.
 struct TableElement {
     let index: Int
-    let table: TOMLTable
-    let source: TOMLPath
+    let table: TOMLValue
 }
 
 /// Reads typed values out of one file's TOML. Every problem becomes a diagnostic and reading
-/// goes on, so one run reports everything; a reader returns nil for a value it could not use.
+/// goes on, so one run reports everything (up to `maxDiagnostics`, then a count); a reader
+/// returns nil for a value it could not use.
 final class ConfigReader {
+    /// Past this many, errors in one file are counted, not shown: a file of ten thousand
+    /// broken popups gets a readable report, in memory that does not grow with the file.
+    static let maxDiagnostics = 100
+
     let file: String
-    private let index: SourceIndex
     private let lines: SourceLines
     private(set) var diagnostics: [Diagnostic] = []
+    private(set) var omitted = 0
 
-    init(file: String, index: SourceIndex, lines: SourceLines) {
+    init(file: String, lines: SourceLines) {
         self.file = file
-        self.index = index
         self.lines = lines
     }
 
     // MARK: Reporting
 
-    func report(_ message: String, at path: TOMLPath, _ token: SourceIndex.Token, human: ModelPath) {
-        diagnostics.append(Diagnostic(file: file, span: index.span(of: path, token), lines: lines,
-                                      path: human.description, message: message))
+    /// Past the cap, the message and the path are not even made: counting is all that is left.
+    func report(_ message: @autoclosure () -> String, at span: SourceSpan?, human: @autoclosure () -> ModelPath) {
+        guard diagnostics.count < Self.maxDiagnostics else {
+            omitted += 1
+            return
+        }
+        diagnostics.append(Diagnostic(file: file, span: span, lines: lines, path: human().description, message: message()))
     }
 
     /// A problem with a value: the caret goes under the value.
-    func report(_ message: String, at node: Node) {
-        report(message, at: node.source, .value, human: node.human)
+    func report(_ message: @autoclosure () -> String, at node: Node) {
+        report(message(), at: node.value.span, human: node.human)
     }
 
     /// A problem with a table as a whole (a missing key): the caret goes under its header or opening brace.
-    func report(_ message: String, at table: TableNode) {
-        report(message, at: table.source, .value, human: table.human)
+    func report(_ message: @autoclosure () -> String, at table: TableNode) {
+        report(message(), at: table.value.span, human: table.human)
+    }
+
+    /// A problem with a key: the caret goes under the key's name.
+    func report(_ message: @autoclosure () -> String, atKeyOf value: TOMLValue, human: @autoclosure () -> ModelPath) {
+        report(message(), at: value.keySpan ?? value.span, human: human())
     }
 
     func mismatch(_ node: Node, expected: String) {
-        report("expected \(expected), found \(node.value.type.withArticle)", at: node)
+        report("expected \(expected), found \(node.value.kind.withArticle)", at: node)
     }
 
     /// Which of two keys of a table is written later, to point at the second of a conflicting pair.
-    func later(_ a: String, _ b: String, in table: TableNode) -> String {
-        let spanA = index.span(of: table.source.appending(a), .key)
-        let spanB = index.span(of: table.source.appending(b), .key)
-        guard let spanA, let spanB else { return b }
-        return (spanA.line, spanA.column) > (spanB.line, spanB.column) ? a : b
+    func later(_ a: String, _ b: String, in table: TableNode) -> TOMLValue? {
+        guard let valueA = table.value[a], let valueB = table.value[b] else { return table.value[b] ?? table.value[a] }
+        guard let spanA = valueA.keySpan, let spanB = valueB.keySpan else { return valueB }
+        return spanA > spanB ? valueA : valueB
     }
 
     // MARK: Structure
 
     /// Unknown keys are errors, with a suggestion when one of the allowed keys is close.
     func checkKeys(of table: TableNode, allowed: [String]) {
-        for key in table.table.keys where !allowed.contains(key) {
-            report("unknown key \"\(key)\"" + suggestion(key, allowed),
-                   at: table.source.appending(key), .key, human: table.human)
+        for entry in table.value.entries(notIn: allowed) {
+            let key = entry.key ?? ""
+            report("unknown key \"\(key)\"" + suggestion(key, allowed), atKeyOf: entry, human: table.human)
         }
     }
 
     func table(_ node: Node, expected: String = "a table", allowed: [String]) -> TableNode? {
-        guard let table = node.value.table else {
+        guard node.value.isTable else {
             mismatch(node, expected: expected)
             return nil
         }
-        let result = TableNode(table: table, source: node.source, human: node.human)
+        let result = TableNode(value: node.value, human: node.human)
         checkKeys(of: result, allowed: allowed)
         return result
     }
 
-    /// The elements of an array; each keeps the array's human path and gets its own source position.
-    func array(_ node: Node, expected: String) -> [Node]? {
-        guard let array = node.value.array else {
+    /// The elements of an array (`element(_:of:)` makes one a node, for a message).
+    func array(_ node: Node, expected: String) -> [TOMLValue]? {
+        guard node.value.isArray else {
             mismatch(node, expected: expected)
             return nil
         }
-        return array.enumerated().map { i, element in
-            Node(value: element, source: node.source.appending(index: i), human: node.human)
-        }
+        return node.value.elements
+    }
+
+    /// An element of the array at `node`: it is named by the array's path.
+    func element(_ value: TOMLValue, of node: Node) -> Node {
+        Node(value: value, parent: node.parent, key: node.key)
     }
 
     /// The tables of an array of tables, `[[x]]` or `x = [{ ... }, ...]`; other elements are reported.
     func tables(_ node: Node, expected: String) -> [TableElement] {
         guard let items = array(node, expected: expected) else { return [] }
         return items.enumerated().compactMap { i, item in
-            guard let table = item.value.table else {
-                mismatch(item, expected: "a table")
+            guard item.isTable else {
+                mismatch(element(item, of: node), expected: "a table")
                 return nil
             }
-            return TableElement(index: i, table: table, source: item.source)
+            return TableElement(index: i, table: item)
         }
     }
 
@@ -133,18 +151,23 @@ final class ConfigReader {
 
     /// Out of range, the message names the range: "expected an integer from 1 to 31, found 40".
     func integer(_ node: Node, in range: ClosedRange<Int>) -> Int? {
-        guard let n = node.value.int else {
+        guard let n = node.value.integer.map(Int.init) else {
             mismatch(node, expected: "an integer")
             return nil
         }
         guard range.contains(n) else {
-            let wanted = range.lowerBound == 0 && (n < 0 || range.upperBound == .max)
-                ? "a non-negative integer"
+            let wanted = range.upperBound == .max ? "an integer of at least \(range.lowerBound)"
                 : "an integer from \(range.lowerBound) to \(range.upperBound)"
             report("expected \(wanted), found \(n)", at: node)
             return nil
         }
         return n
+    }
+
+    /// `integer(_:in:)` for an element of the array at `node`.
+    func integer(_ value: TOMLValue, of node: Node, in range: ClosedRange<Int>) -> Int? {
+        if let n = value.integer, range.contains(Int(n)) { return Int(n) }
+        return integer(element(value, of: node), in: range)
     }
 
     /// One of a fixed set of strings, with a suggestion for a near miss.
@@ -171,20 +194,4 @@ func quotedList(_ words: [String]) -> String {
     let quoted = words.map { "\"\($0)\"" }
     guard quoted.count > 1 else { return quoted.first ?? "" }
     return quoted.dropLast().joined(separator: ", ") + " or " + quoted.last!
-}
-
-extension TOMLType {
-    var withArticle: String {
-        switch self {
-        case .table: return "a table"
-        case .array: return "an array"
-        case .string: return "a string"
-        case .int: return "an integer"
-        case .double: return "a floating-point number"
-        case .bool: return "a boolean"
-        case .date: return "a date"
-        case .time: return "a time"
-        case .dateTime: return "a date-time"
-        }
-    }
 }

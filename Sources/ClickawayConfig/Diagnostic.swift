@@ -1,3 +1,5 @@
+import ClickawayTOML
+
 /// One error in a configuration file, rendered the way i3 and Cargo do:
 ///
 /// ```
@@ -18,21 +20,32 @@ public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
     /// The key path in human form: `popup "calendar" → region "card" → rect`; empty at the top level.
     public let path: String
     public let message: String
+    /// Where the caret goes in `sourceLine` when that is an excerpt of a long line.
+    let caretColumn: Int?
 
     public init(file: String, line: Int? = nil, column: Int? = nil, length: Int = 1,
                 sourceLine: String? = nil, path: String = "", message: String) {
+        self.init(file: file, line: line, column: column, length: length, sourceLine: sourceLine, caretColumn: nil,
+                  path: path, message: message)
+    }
+
+    private init(file: String, line: Int?, column: Int?, length: Int, sourceLine: String?, caretColumn: Int?,
+                 path: String, message: String) {
         self.file = file
         self.line = line
         self.column = column
         self.length = max(1, length)
         self.sourceLine = sourceLine
+        self.caretColumn = caretColumn
         self.path = path
         self.message = message
     }
 
     init(file: String, span: SourceSpan?, lines: SourceLines, path: String, message: String) {
-        self.init(file: file, line: span?.line, column: span?.column, length: span?.length ?? 1,
-                  sourceLine: span.flatMap { lines[$0.line] }, path: path, message: message)
+        let excerpt = span.flatMap { lines.excerpt(line: $0.line, column: $0.column) }
+        let length = min(span?.length ?? 1, SourceLines.excerptWidth)
+        self.init(file: file, line: span?.line, column: span?.column, length: length, sourceLine: excerpt?.text,
+                  caretColumn: excerpt?.column, path: path, message: message)
     }
 
     public var rendered: String {
@@ -47,7 +60,7 @@ public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
             let gutter = String(repeating: " ", count: max(0, 5 - number.count)) + number
             let blank = String(repeating: " ", count: gutter.count)
             text += "\n\(gutter) | \(sourceLine)"
-            if let column {
+            if let column = caretColumn ?? column {
                 text += "\n\(blank) | " + Diagnostic.caretIndent(sourceLine, column: column)
                     + String(repeating: "^", count: length)
             }
@@ -73,20 +86,51 @@ public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A file's lines, for quoting under a diagnostic.
-struct SourceLines: Sendable {
-    private let lines: [Substring.UnicodeScalarView]
+/// A file's lines, for quoting under a diagnostic; found only once a diagnostic needs one.
+final class SourceLines {
+    /// Lines longer than this many scalars are quoted as an excerpt around the column.
+    static let excerptWidth = 160
 
-    init(_ text: String) {
-        // By scalars: as Characters, "\r\n" is one unit and would not split on "\n".
-        lines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false)
+    private let bytes: [UInt8]
+    private lazy var starts: [Int] = {
+        var starts = [bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0]
+        for (i, b) in bytes.enumerated() where b == UInt8(ascii: "\n") { starts.append(i + 1) }
+        return starts
+    }()
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
     }
 
-    /// Line `n` (1-based) without its line break; "" just past the end, where toml++ reports a missing end.
+    /// Line `n` (1-based) without its line break, or nil past the end.
     subscript(n: Int) -> String? {
-        if n == lines.count + 1 { return "" }
-        guard n >= 1, n <= lines.count else { return nil }
-        let line = lines[n - 1]
-        return String(Substring(line.last == "\r" ? line.dropLast() : line))
+        guard n >= 1, n <= starts.count else { return nil }
+        var end = n < starts.count ? starts[n] - 1 : bytes.count
+        if end > starts[n - 1] && bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        return String(decoding: bytes[starts[n - 1]..<max(starts[n - 1], end)], as: UTF8.self)
+    }
+
+    /// The last long line quoted: many errors on one long line decode it once.
+    private var longLine: (number: Int, scalars: [Unicode.Scalar])?
+
+    /// Line `n`, or the part of it around `column` when it is long, and where the column falls in it.
+    func excerpt(line n: Int, column: Int) -> (text: String, column: Int)? {
+        if longLine?.number != n {
+            guard let line = self[n] else { return nil }
+            guard line.utf8.count > Self.excerptWidth else { return (line, column) }
+            longLine = (n, Array(line.unicodeScalars))
+        }
+        let scalars = longLine!.scalars
+        guard scalars.count > Self.excerptWidth else {
+            var text = String.UnicodeScalarView()
+            text.append(contentsOf: scalars)
+            return (String(text), column)
+        }
+        let first = max(0, min(column - 1 - Self.excerptWidth / 2, scalars.count - Self.excerptWidth))
+        let end = first + Self.excerptWidth
+        var text = String.UnicodeScalarView()
+        text.append(contentsOf: scalars[first..<end])
+        let prefix = first > 0 ? "…" : "", suffix = end < scalars.count ? "…" : ""
+        return (prefix + String(text) + suffix, column - first + (prefix.isEmpty ? 0 : 1))
     }
 }

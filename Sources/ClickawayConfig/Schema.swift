@@ -1,5 +1,5 @@
 import ClickawayCore
-import TOMLKit
+import ClickawayTOML
 
 /// The keys the configuration accepts, table by table.
 enum Schema {
@@ -14,12 +14,20 @@ enum Schema {
     static let areaKeys = ["window", "rect", "output"]
     static let windowKeys = ["class", "instance", "title", "title_glob", "type", "app_id"]
     static let dismissActions = ["close", "unmap", "kill"]
+
+    /// Coordinates, sizes and slop stay within ±2^20 px (a million, far beyond any screen),
+    /// so no sum of them along the deepest region tree can overflow 32 bits.
+    static let coordinateLimit = 1 << 20
+    static let coordinates = -coordinateLimit...coordinateLimit
+    static let sizes = 0...coordinateLimit
+    /// An hour: a longer grace period is a typo, and time arithmetic stays far from overflow.
+    static let graceLimitMs = 3_600_000
 }
 
 /// Maps one file's TOML onto the core model, reporting every problem on the way.
 extension ConfigReader {
-    func fragment(from root: TOMLTable) -> ConfigFragment {
-        let document = TableNode(table: root, source: .root, human: ModelPath())
+    func fragment(from root: TOMLValue) -> ConfigFragment {
+        let document = TableNode(value: root, human: ModelPath())
         checkKeys(of: document, allowed: Schema.topLevelKeys)
         var fragment = ConfigFragment()
         if let node = document["settings"], let settings = table(node, allowed: Schema.settingsKeys) {
@@ -29,7 +37,7 @@ extension ConfigReader {
             fragment.defaults = options(defaults)
         }
         if let node = document["popup"] {
-            fragment.popups = tables(node, expected: "an array of tables ([[popup]])").map(popup)
+            fragment.popups = tables(node, expected: "an array of tables ([[popup]])").compactMap(popup)
         }
         if let node = document["exclude"] {
             fragment.exclusions = tables(node, expected: "an array of tables ([[exclude]])").compactMap(exclusion)
@@ -48,17 +56,19 @@ extension ConfigReader {
         PopupOptions(outsideClick: t["outside_click"].flatMap { choice($0, of: OutsideClick.self) },
                      trigger: t["trigger"].flatMap { choice($0, of: Trigger.self) },
                      buttons: t["buttons"].flatMap(buttons),
-                     graceMs: t["grace_ms"].flatMap { integer($0, in: 0...Int.max) }.map(Int64.init),
+                     graceMs: t["grace_ms"].flatMap { integer($0, in: 0...Schema.graceLimitMs) }.map(Int64.init),
                      dismiss: t["dismiss"].flatMap(dismissAction),
                      escape: t["escape"].flatMap(bool),
                      escapeKey: t["escape_key"].flatMap { choice($0, of: OutsideClick.self) })
     }
 
-    private func popup(_ element: TableElement) -> PopupDraft {
+    /// nil for a popup without a usable name, once its other errors are reported: the file
+    /// has errors then, and such a popup takes no part in the checks across popups.
+    private func popup(_ element: TableElement) -> PopupDraft? {
         let writtenName = element.table["name"]?.string
         let step: PathStep = writtenName.map { .popup(index: element.index, name: $0) }
             ?? .table("popup #\(element.index + 1)")
-        let t = TableNode(table: element.table, source: element.source, human: ModelPath([step]))
+        let t = TableNode(value: element.table, human: ModelPath([step]))
         checkKeys(of: t, allowed: Schema.popupKeys)
         if let node = t["name"] {
             name(node)
@@ -67,7 +77,7 @@ extension ConfigReader {
         }
         // The popup is its own root region: the region keys that make sense there apply to it.
         var root = RegionSpec(rect: Self.placeholderRect)
-        readRegionBody(t, into: &root)
+        readRegionBody(t, into: &root, header: "popup.region")
         let spec = PopupSpec(
             name: writtenName ?? "",
             parent: t["parent"].flatMap(string),
@@ -75,13 +85,15 @@ extension ConfigReader {
             anchors: t["anchors"].map { anchors($0, popup: t.human) } ?? [],
             passthrough: root.passthrough, slop: root.slop, clip: root.clip, redirect: root.redirect,
             regions: root.children)
-        return PopupDraft(spec: spec, options: options(t), isNamed: writtenName != nil)
+        let options = options(t)
+        return writtenName == nil ? nil : PopupDraft(spec: spec, options: options, index: element.index)
     }
 
-    private func regions(_ node: Node, parent: ModelPath) -> [RegionSpec] {
-        tables(node, expected: "an array of tables ([[\(node.source.headerName)]])").map { element in
+    /// `header`: how these regions' `[[...]]` header is written, for messages.
+    private func regions(_ node: Node, parent: ModelPath, header: String) -> [RegionSpec] {
+        tables(node, expected: "an array of tables ([[\(header)]])").map { element in
             let human = parent.appending(.region(index: element.index, name: element.table["name"]?.string))
-            let t = TableNode(table: element.table, source: element.source, human: human)
+            let t = TableNode(value: element.table, human: human)
             checkKeys(of: t, allowed: Schema.regionKeys)
             var region = RegionSpec(rect: Self.placeholderRect)
             if let node = t["name"] { region.name = name(node) }
@@ -92,36 +104,33 @@ extension ConfigReader {
             }
             if let node = t["hidden"], let hidden = bool(node) { region.hidden = hidden }
             if let node = t["enabled"], let enabled = bool(node) { region.enabled = enabled }
-            readRegionBody(t, into: &region)
+            readRegionBody(t, into: &region, header: header + ".region")
             return region
         }
     }
 
     /// The keys a popup shares with its regions, and the child regions.
-    private func readRegionBody(_ t: TableNode, into region: inout RegionSpec) {
+    private func readRegionBody(_ t: TableNode, into region: inout RegionSpec, header: String) {
         if let node = t["slop"], let slop = slop(node) { region.slop = slop }
         if let node = t["passthrough"], let passthrough = bool(node) { region.passthrough = passthrough }
         if let node = t["redirect"] { region.redirect = string(node) }
         if let node = t["clip"], let clip = bool(node) { region.clip = clip }
-        if region.passthrough && region.redirect != nil {
-            report("passthrough and redirect exclude each other",
-                   at: t.source.appending(later("passthrough", "redirect", in: t)), .key, human: t.human)
+        if region.passthrough && region.redirect != nil, let second = later("passthrough", "redirect", in: t) {
+            report("passthrough and redirect exclude each other", atKeyOf: second, human: t.human)
         }
-        if let node = t["region"] { region.children = regions(node, parent: t.human) }
+        if let node = t["region"] { region.children = regions(node, parent: t.human, header: header) }
     }
 
     private func anchors(_ node: Node, popup: ModelPath) -> [AreaSource] {
         tables(node, expected: "an array of anchors like [{ rect = [x, y, width, height] }]").compactMap { element in
-            let t = TableNode(table: element.table, source: element.source,
-                              human: popup.appending(.anchor(index: element.index)))
+            let t = TableNode(value: element.table, human: popup.appending(.anchor(index: element.index)))
             checkKeys(of: t, allowed: Schema.areaKeys)
             return area(t)
         }
     }
 
     private func exclusion(_ element: TableElement) -> ExclusionSpec? {
-        let t = TableNode(table: element.table, source: element.source,
-                          human: ModelPath([.exclude(index: element.index)]))
+        let t = TableNode(value: element.table, human: ModelPath([.exclude(index: element.index)]))
         checkKeys(of: t, allowed: Schema.areaKeys)
         return area(t).map(ExclusionSpec.init)
     }
@@ -130,12 +139,13 @@ extension ConfigReader {
     private func area(_ t: TableNode) -> AreaSource? {
         let window = t["window"], rect = t["rect"], output = t["output"]
         if window != nil && rect != nil {
-            report("window and rect exclude each other; set one of them",
-                   at: t.source.appending(later("window", "rect", in: t)), .key, human: t.human)
+            if let second = later("window", "rect", in: t) {
+                report("window and rect exclude each other; set one of them", atKeyOf: second, human: t.human)
+            }
             return nil
         }
         if let window {
-            if let output { report("output only applies to rect, not to window", at: output.source, .key, human: t.human) }
+            if let output { report("output only applies to rect, not to window", atKeyOf: output.value, human: t.human) }
             return windowMatch(window).map(AreaSource.window)
         }
         guard let rect else {
@@ -149,7 +159,7 @@ extension ConfigReader {
     private func windowMatch(_ node: Node) -> WindowMatch? {
         guard let t = table(node, expected: "a window match like { class = \"...\" }", allowed: Schema.windowKeys)
         else { return nil }
-        if t.table.isEmpty {
+        if t.isEmpty {
             report("expected at least one of \(Schema.windowKeys.joined(separator: ", "))", at: t)
         }
         return WindowMatch(windowClass: t["class"].flatMap(string), instance: t["instance"].flatMap(string),
@@ -178,31 +188,31 @@ extension ConfigReader {
 
     private func rect(_ node: Node) -> Rect? {
         let form = "[x, y, width, height]"
-        guard let items = array(node, expected: "an array of 4 integers \(form)") else { return nil }
-        guard items.count == 4 else {
-            report("rect needs 4 integers \(form), found \(items.count)", at: node)
+        // The count first: a huge array is refused without reading its elements.
+        guard !node.value.isArray || node.value.count == 4 else {
+            report("rect needs 4 integers \(form), found \(node.value.count)", at: node)
             return nil
         }
-        let coordinates = Int(Int32.min)...Int(Int32.max), sizes = 0...Int(Int32.max)
-        let x = integer(items[0], in: coordinates), y = integer(items[1], in: coordinates)
-        let width = integer(items[2], in: sizes), height = integer(items[3], in: sizes)
+        guard let items = array(node, expected: "an array of 4 integers \(form)") else { return nil }
+        let x = integer(items[0], of: node, in: Schema.coordinates), y = integer(items[1], of: node, in: Schema.coordinates)
+        let width = integer(items[2], of: node, in: Schema.sizes), height = integer(items[3], of: node, in: Schema.sizes)
         guard let x, let y, let width, let height else { return nil }
         return Rect(x: Int32(x), y: Int32(y), width: Int32(width), height: Int32(height))
     }
 
     /// `slop = N` or `slop = [top, right, bottom, left]`.
     private func slop(_ node: Node) -> Insets? {
-        let sizes = 0...Int(Int32.max)
-        if node.value.type == .int {
+        let sizes = Schema.sizes
+        if node.value.kind == .integer {
             return integer(node, in: sizes).map { Insets(all: Int32($0)) }
         }
         let form = "[top, right, bottom, left]"
-        guard let items = array(node, expected: "a non-negative integer or \(form)") else { return nil }
-        guard items.count == 4 else {
-            report("slop needs 4 integers \(form), found \(items.count)", at: node)
+        guard !node.value.isArray || node.value.count == 4 else {
+            report("slop needs 4 integers \(form), found \(node.value.count)", at: node)
             return nil
         }
-        let sides = items.map { integer($0, in: sizes) }
+        guard let items = array(node, expected: "a non-negative integer or \(form)") else { return nil }
+        let sides = items.map { integer($0, of: node, in: sizes) }
         guard let top = sides[0], let right = sides[1], let bottom = sides[2], let left = sides[3] else { return nil }
         return Insets(top: Int32(top), right: Int32(right), bottom: Int32(bottom), left: Int32(left))
     }
@@ -215,9 +225,9 @@ extension ConfigReader {
         }
         var seen: [Int] = []
         for item in items {
-            guard let button = integer(item, in: 1...31) else { continue }
+            guard let button = integer(item, of: node, in: 1...31) else { continue }
             if seen.contains(button) {
-                report("button \(button) is listed twice", at: item)
+                report("button \(button) is listed twice", at: element(item, of: node))
             } else {
                 seen.append(button)
             }
@@ -228,7 +238,7 @@ extension ConfigReader {
     /// `"close" | "unmap" | "kill" | { command = ["argv0", ...] }`.
     private func dismissAction(_ node: Node) -> DismissAction? {
         let expected = Schema.dismissActions.map { "\"\($0)\"" }.joined(separator: ", ") + " or { command = [...] }"
-        if node.value.type == .string {
+        if node.value.kind == .string {
             switch choice(node, among: Schema.dismissActions, expected: expected) {
             case "close": return .close
             case "unmap": return .unmap
@@ -247,10 +257,10 @@ extension ConfigReader {
             report("expected at least the program to run, found an empty array", at: command)
             return nil
         }
-        let argv = items.compactMap(string)
+        let argv = items.compactMap { string(element($0, of: command)) }
         guard argv.count == items.count else { return nil }
         guard !argv[0].isEmpty else {
-            report("the program name must not be empty", at: program)
+            report("the program name must not be empty", at: element(program, of: command))
             return nil
         }
         return .command(argv)

@@ -8,6 +8,8 @@ public final class ControlServer {
     public let path: String
     public let listener: FileDescriptor
     private var clients: [Int32: Client] = [:]
+    /// Numbers connections, so a late answer never goes to a newer client on a reused descriptor.
+    private var nextSerial: UInt64 = 0
     /// Longest request line accepted: requests are small, anything longer is refused.
     public static let maxLine = 64 * 1024
     /// Most a client may leave unread; one that stops reading is dropped, not buffered forever.
@@ -22,7 +24,11 @@ public final class ControlServer {
         var output: [UInt8] = []
         var closeAfterWrite = false
         var subscribed = false
-        init(fd: FileDescriptor) { self.fd = fd }
+        let serial: UInt64
+        init(fd: FileDescriptor, serial: UInt64) {
+            self.fd = fd
+            self.serial = serial
+        }
     }
 
     public struct Failure: Error, CustomStringConvertible {
@@ -86,6 +92,8 @@ public final class ControlServer {
     /// A request line from a client; `reply` sends one line back.
     public struct Request {
         public let client: Int32
+        /// Which connection on that descriptor.
+        public let serial: UInt64
         public let line: String
     }
 
@@ -108,7 +116,7 @@ public final class ControlServer {
                 chunk.withUnsafeBytes { c.input.append(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
                 while let line = c.input.next() {
                     switch line {
-                    case .text(let text): requests.append(Request(client: fd, line: text))
+                    case .text(let text): requests.append(Request(client: fd, serial: c.serial, line: text))
                     case .tooLong:
                         send(JSONReply.error("request longer than \(Self.maxLine) bytes").text, to: fd, thenClose: true)
                         return requests
@@ -130,6 +138,12 @@ public final class ControlServer {
         c.output.append(contentsOf: Array(line.utf8) + [0x0A])
         if thenClose { c.closeAfterWrite = true }
         flushOutput(c)
+    }
+
+    /// Answers `request` later (after a reload): only if its connection is still the one open.
+    public func reply(_ line: String, to request: Request) {
+        guard clients[request.client]?.serial == request.serial else { return }
+        send(line, to: request.client)
     }
 
     public var clientDescriptors: [Int32] { Array(clients.keys) }
@@ -172,7 +186,8 @@ public final class ControlServer {
                 try? descriptor.close()
                 continue
             }
-            clients[fd] = Client(fd: descriptor)
+            nextSerial += 1
+            clients[fd] = Client(fd: descriptor, serial: nextSerial)
         }
     }
 

@@ -379,7 +379,7 @@ struct EngineState {
         while i >= 0 {
             let o = open[i]
             let root = regions.roots[Int(o.popup)]
-            let (rx, ry) = (x &- o.rect.x, y &- o.rect.y)
+            let (rx, ry) = (Int64(x) - Int64(o.rect.x), Int64(y) - Int64(o.rect.y))
             let size = (o.rect.width, o.rect.height)
             let node = regions.hitTest(root, x: rx, y: ry, rootSize: size)
             if node >= 0 {

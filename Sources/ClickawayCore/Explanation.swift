@@ -29,7 +29,7 @@ extension DecisionEngine {
         var redirectedFrom: String?
         if let hit = d.hit, let touched = open.first(where: { $0.id == hit.touched }) {
             let root = model.regions.roots[Int(touched.popup)]
-            let under = model.regions.hitTest(root, x: x &- touched.rect.x, y: y &- touched.rect.y,
+            let under = model.regions.hitTest(root, x: Int64(x) - Int64(touched.rect.x), y: Int64(y) - Int64(touched.rect.y),
                                               rootSize: (touched.rect.width, touched.rect.height), followRedirects: false)
             if under >= 0, under != hit.region { redirectedFrom = model.regionPath(under) }
         }

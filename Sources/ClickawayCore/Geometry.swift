@@ -22,17 +22,25 @@ public struct Rect: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The rectangle grown by `insets` on each side (UIKit's `insetBy(dx: -n, dy: -n)`).
+    /// Computed in 64 bits and clamped to what a Rect can hold (a width of at most 2^31 - 1):
+    /// a huge slop makes a huge rectangle that still holds this one, never one that wraps
+    /// around to somewhere else.
     @inlinable
     public func expanded(by insets: Insets) -> Rect {
-        Rect(
-            x: x &- insets.left, y: y &- insets.top,
-            width: width &+ insets.left &+ insets.right,
-            height: height &+ insets.top &+ insets.bottom)
+        func span(_ low: Int64, _ high: Int64) -> (Int32, Int32) {
+            let end = min(max(high, Int64(Int32.min)), Int64(Int32.max))
+            let start = max(min(low, end), Int64(Int32.min), end - Int64(Int32.max))
+            return (Int32(start), Int32(end - start))
+        }
+        let (left, width) = span(Int64(x) - Int64(insets.left), Int64(x) + Int64(self.width) + Int64(insets.right))
+        let (top, height) = span(Int64(y) - Int64(insets.top), Int64(y) + Int64(self.height) + Int64(insets.bottom))
+        return Rect(x: left, y: top, width: width, height: height)
     }
 
+    /// Moved by (dx, dy), clamped to 32 bits rather than wrapped.
     @inlinable
     public func offsetBy(dx: Int32, dy: Int32) -> Rect {
-        Rect(x: x &+ dx, y: y &+ dy, width: width, height: height)
+        Rect(x: Int32(clamping: Int64(x) + Int64(dx)), y: Int32(clamping: Int64(y) + Int64(dy)), width: width, height: height)
     }
 
     public var description: String { "[\(x), \(y), \(width), \(height)]" }

@@ -145,6 +145,13 @@ public struct RegionSpec: Sendable, Equatable {
     }
 }
 
+extension RegionSpec {
+    /// Whether any of `regions`, at any depth, redirects: only then are paths resolved.
+    static func anyRedirect(_ regions: [RegionSpec]) -> Bool {
+        regions.contains { $0.redirect != nil || anyRedirect($0.children) }
+    }
+}
+
 public struct PopupSpec: Sendable, Equatable {
     public var name: String
     public var parent: String?

@@ -51,6 +51,12 @@ struct Bounds: Sendable {
     @inline(__always)
     func contains(_ x: Int64, _ y: Int64) -> Bool { x >= minX && x < maxX && y >= minY && y < maxY }
 
+    /// Grown by `insets` on each side; 64 bits hold any 32-bit rectangle grown by any 32-bit insets.
+    func expanded(by insets: Insets) -> Bounds {
+        Bounds(minX: minX - Int64(insets.left), minY: minY - Int64(insets.top),
+               maxX: maxX + Int64(insets.right), maxY: maxY + Int64(insets.bottom))
+    }
+
     func union(_ o: Bounds) -> Bounds {
         if minX >= maxX || minY >= maxY { return o }
         if o.minX >= o.maxX || o.minY >= o.maxY { return self }
@@ -74,7 +80,8 @@ struct RegionTable: Sendable {
             appendChildren(p.regions, parent: root, origin: (0, 0), popup: Int32(i), prefix: p.name)
         }
         for i in nodes.indices.reversed() { computeBounds(Int32(i)) }
-        // Redirects are resolved once every path exists.
+        // Redirects are resolved once every path exists (and only if there are any).
+        guard popups.contains(where: { $0.redirect != nil || RegionSpec.anyRedirect($0.regions) }) else { return }
         var byPath: [String: Int32] = [:]
         for (i, path) in paths.enumerated() { byPath[path] = Int32(i) }
         for (i, p) in popups.enumerated() {
@@ -94,7 +101,7 @@ struct RegionTable: Sendable {
     /// Children come after their parent, so walking backwards sees every child first.
     private mutating func computeBounds(_ n: Int32) {
         var node = nodes[Int(n)]
-        node.area = Bounds(node.frame.expanded(by: node.slop))
+        node.area = Bounds(node.frame).expanded(by: node.slop)
         // The root's size is only known when it opens: it never prunes.
         var subtree = node.flags.contains(.root) ? Bounds.everything : node.area
         var child = node.lastChild
@@ -150,16 +157,17 @@ struct RegionTable: Sendable {
         }
     }
 
-    /// UIKit's `hitTest:withEvent:` on node `n`, for a point relative to the popup's origin.
+    /// UIKit's `hitTest:withEvent:` on node `n`, for a point relative to the popup's origin
+    /// (64 bits: a point far from the popup stays far, it never wraps around into it).
     /// Returns the node hit (after redirect), or -1.
     @inline(__always)
-    func hitTest(_ n: Int32, x: Int32, y: Int32, rootSize: (Int32, Int32), followRedirects: Bool = true) -> Int32 {
+    func hitTest(_ n: Int32, x: Int64, y: Int64, rootSize: (Int32, Int32), followRedirects: Bool = true) -> Int32 {
         nodes.withUnsafeBufferPointer { hitTest($0, n, x: x, y: y, rootSize: rootSize, followRedirects: followRedirects) }
     }
 
-    private func hitTest(_ nodes: UnsafeBufferPointer<RegionNode>, _ n: Int32, x: Int32, y: Int32,
+    private func hitTest(_ nodes: UnsafeBufferPointer<RegionNode>, _ n: Int32, x: Int64, y: Int64,
                          rootSize: (Int32, Int32), followRedirects: Bool) -> Int32 {
-        let (px, py) = (Int64(x), Int64(y))
+        let (px, py) = (x, y)
         // Read fields in place: copying the whole node for every sibling costs more than the test.
         let slot = nodes.baseAddress.unsafelyUnwrapped + Int(n)
         guard slot.pointee.subtree.contains(px, py) else { return -1 }
@@ -168,7 +176,7 @@ struct RegionTable: Sendable {
         let inside: Bool
         if node.flags.contains(.root) {
             let size = Rect(x: 0, y: 0, width: rootSize.0, height: rootSize.1)
-            inside = Bounds(size.expanded(by: node.slop)).contains(px, py)
+            inside = Bounds(size).expanded(by: node.slop).contains(px, py)
         } else {
             inside = node.area.contains(px, py)
         }
@@ -189,7 +197,7 @@ struct RegionTable: Sendable {
         let root = Int(roots[Int(popup)])
         let end = Int(popup) + 1 < roots.count ? Int(roots[Int(popup) + 1]) : nodes.count
         let ox = Int64(rect.x), oy = Int64(rect.y)
-        let whole = Bounds(Rect(x: 0, y: 0, width: rect.width, height: rect.height).expanded(by: nodes[root].slop))
+        let whole = Bounds(Rect(x: 0, y: 0, width: rect.width, height: rect.height)).expanded(by: nodes[root].slop)
         for area in [whole] + nodes[(root + 1)..<end].map(\.area) {
             xs += [ox + area.minX, ox + area.maxX]
             ys += [oy + area.minY, oy + area.maxY]

@@ -42,7 +42,12 @@ public struct ModelProblem: Hashable, Sendable, CustomStringConvertible {
 /// Checks the references between popups that only make sense across the whole config:
 /// unique names, parents that exist and do not loop, redirect targets that exist.
 public enum ModelValidator {
-    public static func problems(popups: [PopupSpec]) -> [ModelProblem] {
+    /// At most `limit` problems: past that, a report is no more useful and costs more to make.
+    public static func problems(popups: [PopupSpec], limit: Int = 200) -> [ModelProblem] {
+        Array(allProblems(popups: popups, limit: limit).prefix(limit))
+    }
+
+    private static func allProblems(popups: [PopupSpec], limit: Int) -> [ModelProblem] {
         var problems: [ModelProblem] = []
         var byName: [String: Int] = [:]
         for (i, p) in popups.enumerated() {
@@ -56,6 +61,7 @@ public enum ModelValidator {
             }
         }
         for (i, p) in popups.enumerated() {
+            if problems.count >= limit { return problems }
             let path = ModelPath([.popup(index: i, name: p.name)])
             if let parent = p.parent {
                 if parent == p.name {
@@ -71,14 +77,16 @@ public enum ModelValidator {
         }
         problems += cycleProblems(popups: popups, byName: byName)
         // Redirects are resolved against the complete tree, so every name must be known first.
+        guard popups.contains(where: { $0.redirect != nil || RegionSpec.anyRedirect($0.regions) }) else { return problems }
         let index = RegionPathIndex(popups: popups)
         for (i, p) in popups.enumerated() {
+            if problems.count >= limit { return problems }
             let path = ModelPath([.popup(index: i, name: p.name)])
             if let r = p.redirect, index.resolve(r, from: p.name) == nil {
                 problems.append(ModelProblem(path: path.appending(.key("redirect")),
                                              message: index.unknownMessage(r, from: p.name)))
             }
-            checkRedirects(p.regions, popup: p.name, path: path, index: index, problems: &problems)
+            checkRedirects(p.regions, popup: p.name, path: path, index: index, limit: limit, problems: &problems)
         }
         return problems
     }
@@ -86,50 +94,57 @@ public enum ModelValidator {
     private static func checkRegionNames(_ regions: [RegionSpec], path: ModelPath, problems: inout [ModelProblem]) {
         var seen: Set<String> = []
         for (i, r) in regions.enumerated() {
-            let rp = path.appending(.region(index: i, name: r.name))
-            if let n = r.name {
-                if !seen.insert(n).inserted {
-                    problems.append(ModelProblem(path: rp.appending(.key("name")),
+            var regionPath: ModelPath { path.appending(.region(index: i, name: r.name)) }
+            if let n = r.name, regions.count > 1 {
+                // A few siblings are compared in turn; many are hashed.
+                let duplicate = regions.count <= 8 ? regions[..<i].contains { $0.name == n } : !seen.insert(n).inserted
+                if duplicate {
+                    problems.append(ModelProblem(path: regionPath.appending(.key("name")),
                                                  message: "duplicate region name \"\(n)\" among its siblings"))
                 }
             }
-            checkRegionNames(r.children, path: rp, problems: &problems)
+            if !r.children.isEmpty { checkRegionNames(r.children, path: regionPath, problems: &problems) }
         }
     }
 
     private static func checkRedirects(_ regions: [RegionSpec], popup: String, path: ModelPath,
-                                       index: RegionPathIndex, problems: inout [ModelProblem]) {
-        for (i, r) in regions.enumerated() {
+                                       index: RegionPathIndex, limit: Int, problems: inout [ModelProblem]) {
+        for (i, r) in regions.enumerated() where problems.count < limit {
             let rp = path.appending(.region(index: i, name: r.name))
             if let target = r.redirect, index.resolve(target, from: popup) == nil {
                 problems.append(ModelProblem(path: rp.appending(.key("redirect")),
                                              message: index.unknownMessage(target, from: popup)))
             }
-            checkRedirects(r.children, popup: popup, path: rp, index: index, problems: &problems)
+            checkRedirects(r.children, popup: popup, path: rp, index: index, limit: limit, problems: &problems)
         }
     }
 
+    /// Every parent loop, once: each popup is walked at most once (linear in the popups).
     private static func cycleProblems(popups: [PopupSpec], byName: [String: Int]) -> [ModelProblem] {
         var problems: [ModelProblem] = []
-        var reported: Set<Int> = []
-        for start in popups.indices {
-            var chain = [start]
+        // 0: not seen; 1: on the chain being walked (its position in `positionOnChain`); 2: done.
+        var state = [UInt8](repeating: 0, count: popups.count)
+        var positionOnChain = [Int](repeating: 0, count: popups.count)
+        for start in popups.indices where state[start] == 0 {
+            var chain: [Int] = []
             var current = start
-            while let parent = popups[current].parent, let next = byName[parent], next != current {
-                if let loopStart = chain.firstIndex(of: next) {
-                    let loop = Array(chain[loopStart...])
-                    if reported.isDisjoint(with: loop) {
-                        reported.formUnion(loop)
-                        let names = (loop + [next]).map { "\"\(popups[$0].name)\"" }.joined(separator: " → ")
-                        problems.append(ModelProblem(
-                            path: ModelPath([.popup(index: next, name: popups[next].name), .key("parent")]),
-                            message: "parent cycle: \(names)"))
-                    }
+            while true {
+                state[current] = 1
+                positionOnChain[current] = chain.count
+                chain.append(current)
+                guard let parent = popups[current].parent, let next = byName[parent], next != current else { break }
+                if state[next] == 1 {
+                    let loop = Array(chain[positionOnChain[next]...])
+                    let names = (loop + [next]).map { "\"\(popups[$0].name)\"" }.joined(separator: " → ")
+                    problems.append(ModelProblem(
+                        path: ModelPath([.popup(index: next, name: popups[next].name), .key("parent")]),
+                        message: "parent cycle: \(names)"))
                     break
                 }
-                chain.append(next)
+                if state[next] == 2 { break }
                 current = next
             }
+            for i in chain { state[i] = 2 }
         }
         return problems
     }
@@ -179,12 +194,19 @@ public func suggestion(_ word: String, _ candidates: [String]) -> String {
     return "; did you mean \"\(best)\"?"
 }
 
+/// The closest candidate within a third of the shorter word's length (ties: the first by
+/// name). Linear in the candidates: words whose lengths alone rule them out are not compared.
 public func closest(_ word: String, _ candidates: [String]) -> String? {
+    // A typo is short; comparing long words would cost their lengths multiplied.
+    let longest = 64
+    guard word.utf8.count <= longest else { return nil }
+    let lowered = word.lowercased(), length = word.count
     var best: (String, Int)?
-    for c in candidates.sorted() {
-        let d = editDistance(word.lowercased(), c.lowercased())
-        let limit = max(1, min(word.count, c.count) / 3)
-        if d <= limit, best == nil || d < best!.1 { best = (c, d) }
+    for c in candidates where c.utf8.count <= longest {
+        let limit = max(1, min(length, c.count) / 3)
+        guard abs(length - c.count) <= limit else { continue }
+        let d = editDistance(lowered, c.lowercased())
+        if d <= limit, best == nil || d < best!.1 || (d == best!.1 && c < best!.0) { best = (c, d) }
     }
     return best?.0
 }

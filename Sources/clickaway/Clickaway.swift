@@ -23,8 +23,8 @@ struct Clickaway: ParsableCommand {
             Files: $XDG_CONFIG_HOME/clickaway/config.toml (default ~/.config/clickaway/config.toml), \
             then conf.d/*.toml beside it, described in clickaway.toml(5); the control socket \
             $XDG_RUNTIME_DIR/clickaway/ctl.sock, for clickawayctl(1).
-            Exit status: 0 after SIGTERM or SIGINT; 1 when it cannot start (no display, a \
-            configuration it cannot use) or loses the display, so that systemd restarts it; \
+            Exit status: 0 after SIGTERM or SIGINT; 1 when it cannot start (no display, no control \
+            socket) or loses the display, so that systemd restarts it; \
             64 for a wrong command line.
             """,
         version: "clickaway \(clickawayVersion)")
@@ -51,26 +51,45 @@ struct Clickaway: ParsableCommand {
         var logger = Logger(label: "clickaway") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = .info
 
-        let loaded: LoadedConfig
-        do {
-            loaded = try ConfigLoader.load(file: config, environment: environment)
-        } catch {
-            fail("\(error)\nclickaway: the configuration has errors; fix them and start again (`clickawayctl check` shows them)")
-        }
-        logger.logLevel = Logger.Level(logLevel ?? loaded.model.settings.logLevel)
-        for note in loaded.notes { logger.notice("\(note)") }
+        let (loaded, startError) = loadAtStart(environment: environment, logger: logger)
+        logger.logLevel = Logger.Level(logLevel ?? loaded.config.model.settings.logLevel)
+        for note in loaded.config.notes { logger.notice("\(note)") }
 
         let requested = backend
-        let chosen = requested ?? loaded.model.settings.backend
+        let chosen = requested ?? loaded.config.model.settings.backend
         let waylandDisplay = environment["WAYLAND_DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
         let daemon: Daemon
         if chosen == .wayland || (chosen == .auto && waylandDisplay != nil && display == nil) {
-            daemon = startOnWayland(waylandDisplay, loaded, backend: requested, environment: environment, logger: logger)
+            daemon = startOnWayland(waylandDisplay, loaded.config, backend: requested, environment: environment, logger: logger)
         } else {
-            daemon = startOnX(loaded, backend: requested, environment: environment, logger: logger)
+            daemon = startOnX(loaded.config, backend: requested, environment: environment, logger: logger)
         }
+        if let startError { daemon.startedWithErrors(startError, running: loaded.running) }
         let status = daemon.run()
         if status != 0 { throw ExitCode(status) }
+    }
+
+    /// The configuration to start with. Nothing in the files stops the daemon: with errors it
+    /// runs with the last configuration that loaded (or none), says so, and the watcher
+    /// applies the files once they are fixed. A configuration that loads is kept as the last good one.
+    private func loadAtStart(environment: [String: String], logger: Logger)
+        -> (config: (config: LoadedConfig, running: RunningConfig), error: String?) {
+        let lastGood = LastGoodConfig(state: StateLocation(environment: environment), configFile: config, environment: environment)
+        do {
+            let loaded = try ConfigLoader.load(file: config, environment: environment)
+            if let failure = lastGood.save(loaded) { logger.warning("cannot keep this configuration as the last good one: \(failure)") }
+            return ((loaded, .files), nil)
+        } catch {
+            let fix = "fix the errors and save: the file is watched and applied once it loads (`clickawayctl check` shows the errors)"
+            switch lastGood.load() {
+            case .success(let kept):
+                logger.error("\(error)\nthe configuration has errors; running with the last configuration that loaded, saved \(kept.saved) in \(lastGood.path), until then: \(fix)")
+                return ((kept.config, .lastGood(saved: kept.saved)), "\(error)")
+            case .failure(let why):
+                logger.error("\(error)\nthe configuration has errors; running with no popups, as there is no last good configuration to fall back on (\(why)): \(fix)")
+                return ((try! ConfigLoader.load([]), .none), "\(error)")
+            }
+        }
     }
 
     /// The display first, then the control socket: a daemon that cannot reach its display

@@ -6,7 +6,7 @@ import Logging
 /// last of them. Directories, not files, are watched, so an editor that saves by writing a
 /// new file and renaming it over the old one is seen, and so is a file created later.
 final class ConfigWatcher {
-    enum Target: Equatable {
+    enum Target: Equatable, Sendable {
         /// One file: changes to that name in its directory count.
         case file(String)
         /// A drop-in directory: changes to any visible `*.toml` in it count.

@@ -14,7 +14,10 @@ extension Daemon {
             switch message["request"]?.stringValue {
             case "sync": reply = sync()
             case "status": reply = JSONReply.ok(status())
-            case "reload": reply = reloadReply()
+            case "reload":
+                // Answered when the load is done (`finishReload`).
+                requestReload(because: "clickawayctl reload", replyTo: request)
+                return
             case "open": reply = setRectPopup(message, open: { _ in true })
             case "close": reply = setRectPopup(message, open: { _ in false })
             case "toggle": reply = setRectPopup(message, open: { !$0 })
@@ -40,8 +43,8 @@ extension Daemon {
         syncDisplay().map(JSONReply.error) ?? JSONReply.ok()
     }
 
-    private func reloadReply() -> JSON {
-        switch reload(because: "clickawayctl reload") {
+    func reloadReply(_ result: Result<LoadedConfig, ConfigError>) -> JSON {
+        switch result {
         case .success(let fresh):
             return JSONReply.ok([("popups", .int(Int64(fresh.popupCount))), ("files", .array(fresh.files.map(JSON.string)))])
         case .failure(let error):
@@ -110,6 +113,8 @@ extension Daemon {
             ("config", .array(config.files.map(JSON.string))),
             ("popups", .int(Int64(config.popupCount))),
             ("rejected", rejected.map(JSON.string) ?? .null),
+            ("running", .string(running.name)),
+            ("last_good", running.savedAt.map { .object([("file", .string(lastGood.path)), ("saved", .string($0))]) } ?? .null),
             ("unavailable", .array(unavailableSources.map(JSON.string))),
         ] + display.details + [
             ("open", .array(engine.open.map { .object(popupFields($0)) })),

@@ -6,8 +6,9 @@ import Logging
 
 /// What every display server shares: the configuration and its reloads, the decision
 /// engine, `rect` popups, dismissals and their commands, the control socket, systemd, and
-/// one poll(2) loop over the display's socket, the control socket, the config watcher and
-/// the signal pipe. No threads: a click is read, decided and answered before anything else.
+/// one poll(2) loop over the display's socket, the control socket, the config watcher, the
+/// config loader and the signal pipe. A click is read, decided and answered before anything
+/// else; the one other thread loads configurations (`ConfigReloader`), never touching this state.
 ///
 /// `X11Daemon` and `WaylandDaemon` supply the display: how clicks are intercepted, where
 /// windows come from and how they are closed.
@@ -26,6 +27,17 @@ class Daemon {
     var lastError: String?
     /// The diagnostics of the last configuration rejected since the last one accepted.
     var rejected: String?
+    /// Where the running configuration came from: the files, or (when they had errors at
+    /// start) the last good configuration or none.
+    var running = RunningConfig.files
+    /// The last configuration that loaded, kept for starts with a broken file.
+    let lastGood: LastGoodConfig
+    /// Loads configurations off the loop; nil if its thread could not start.
+    private let reloader: ConfigReloader?
+    /// The causes and `reload` requests of the load in progress, and of the one to start
+    /// after it (asked for meanwhile: the files may have changed since it began reading).
+    private var reloadInProgress: (causes: [String], requests: [ControlServer.Request])?
+    private var reloadNext: (causes: [String], requests: [ControlServer.Request])?
     /// Popup sources this display cannot provide, said at every load (see `unavailable(in:)`).
     private(set) var unavailableSources: [String] = []
     /// `rect` popups opened by `clickawayctl open`, bottom to top, with when they opened.
@@ -50,8 +62,12 @@ class Daemon {
         self.notifier = notifier
         self.logger = logger
         spawner = Spawner(logger: logger)
+        let environment = processEnvironment()
+        lastGood = LastGoodConfig(state: StateLocation(environment: environment), configFile: configFile, environment: environment)
+        reloader = ConfigReloader()
+        if reloader == nil { logger.warning("cannot start the configuration loader thread; configurations load on the main loop") }
         watcher = ConfigWatcher(logger: logger)
-        watcher?.watch(Self.watchedPaths(configFile: configFile))
+        watcher?.watch(Self.watchedPaths(configFile: configFile, environment: environment))
     }
 
     var effectiveBackend: Backend { backendOverride ?? config.model.settings.backend }
@@ -116,10 +132,10 @@ class Daemon {
             }
             if Signals.reload != 0 {
                 Signals.reload = 0
-                _ = reload(because: "SIGHUP")
+                requestReload(because: "SIGHUP")
             }
             let now = MonotonicClock.milliseconds()
-            if watcher?.takeDue(now: now) == true { _ = reload(because: "a configuration file changed") }
+            if watcher?.takeDue(now: now) == true { requestReload(because: "a configuration file changed") }
             pingWatchdog(now: now)
             handleDisplayEvents()
             // Only with the events read: a window already gone is not mistaken for one that
@@ -153,6 +169,8 @@ class Daemon {
         var fds = [pollfd(fd: displayDescriptor, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: Signals.pipe.read, events: Int16(POLLIN), revents: 0)]
         if let watcher { fds.append(pollfd(fd: watcher.descriptor, events: Int16(POLLIN), revents: 0)) }
+        let loaderSlot = fds.count
+        if let reloader { fds.append(pollfd(fd: reloader.descriptor, events: Int16(POLLIN), revents: 0)) }
         let extras = fds.count
         fds += extraDescriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         let fixed = fds.count
@@ -168,6 +186,7 @@ class Daemon {
         guard ready > 0 else { return }
         if fds[1].revents != 0 { Signals.drain() }
         if let watcher, fds[2].revents != 0 { watcher.read(now: MonotonicClock.milliseconds()) }
+        if reloader != nil, fds[loaderSlot].revents != 0 { reloadFinished() }
         for p in fds[extras..<fixed] where p.revents != 0 { extraDescriptorReadable(p.fd) }
         for p in fds.dropFirst(fixed) where p.revents != 0 {
             let readable = p.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0
@@ -321,7 +340,11 @@ class Daemon {
 
     func statusLine() -> String {
         let base = "\(config.popupCount) popups configured, \(engine.open.count) open" + (isIntercepting ? ", intercepting clicks" : "")
-        return rejected == nil ? base : base + "; the last configuration edit was rejected"
+        switch running {
+        case .lastGood: return base + "; the configuration has errors: running the last good one"
+        case .none: return base + "; the configuration has errors: running with none"
+        case .files: return rejected == nil ? base : base + "; the last configuration edit was rejected"
+        }
     }
 
     // MARK: - Config
@@ -329,8 +352,8 @@ class Daemon {
     /// The files whose changes reload the configuration: the one given with --config, or
     /// the XDG config.toml and its conf.d.
     /// A file that is a symlink (stow, home-manager) is watched where it points too.
-    static func watchedPaths(configFile: String?) -> [ConfigWatcher.Target] {
-        let location = ConfigLocation(environment: processEnvironment())
+    static func watchedPaths(configFile: String?, environment: [String: String]) -> [ConfigWatcher.Target] {
+        let location = ConfigLocation(environment: environment)
         let files = configFile.map { [$0] } ?? [location.mainFile]
         var targets = files.map(ConfigWatcher.Target.file)
         for file in files {
@@ -366,25 +389,66 @@ class Daemon {
         for sentence in unavailableSources { logger.warning("\(sentence)") }
     }
 
-    /// Loads the configuration again. A valid one replaces the running one at once, popups
-    /// re-matched against the windows on screen; an invalid one is reported and the running
-    /// one stays. Returns the new configuration, or the error.
-    func reload(because cause: String) -> Result<LoadedConfig, ConfigError> {
-        notifier?.sendReloading(status: "reloading the configuration (\(cause))")
-        defer { notifier?.send("READY=1\nSTATUS=\(statusLine())") }
-        watcher?.watch(Self.watchedPaths(configFile: configFile))
+    /// Loads the configuration again, off the loop; `request` (a `clickawayctl reload`) is
+    /// answered once the outcome is known. Asked for while a load runs, another follows it.
+    func requestReload(because cause: String, replyTo request: ControlServer.Request? = nil) {
+        let requests = request.map { [$0] } ?? []
+        guard reloadInProgress == nil else {
+            reloadNext = ((reloadNext?.causes ?? []) + [cause], (reloadNext?.requests ?? []) + requests)
+            return
+        }
+        startReload(causes: [cause], requests: requests)
+    }
+
+    private func startReload(causes: [String], requests: [ControlServer.Request]) {
+        reloadInProgress = (causes, requests)
+        notifier?.sendReloading(status: "reloading the configuration (\(causes[0]))")
+        let job = ConfigReloader.Job(configFile: configFile, environment: processEnvironment(), lastGood: lastGood)
+        if let reloader {
+            reloader.start(job)
+        } else {
+            finishReload(ConfigReloader.perform(job))
+        }
+    }
+
+    private func reloadFinished() {
+        guard let outcome = reloader?.takeOutcome() else { return }
+        finishReload(outcome)
+    }
+
+    private func finishReload(_ outcome: ConfigReloader.Outcome) {
+        guard let batch = reloadInProgress else { return }
+        reloadInProgress = nil
+        watcher?.watch(outcome.watchTargets)
+        var seen: Set<String> = []
+        let cause = batch.causes.filter { seen.insert($0).inserted }.joined(separator: ", ")
+        apply(outcome.result, because: cause)
+        if let failure = outcome.keepFailure { logger.warning("cannot keep this configuration as the last good one: \(failure)") }
+        let reply = reloadReply(outcome.result).text
+        for request in batch.requests { control.reply(reply, to: request) }
+        notifier?.send("READY=1\nSTATUS=\(statusLine())")
+        if let next = reloadNext {
+            reloadNext = nil
+            startReload(causes: next.causes, requests: next.requests)
+        }
+    }
+
+    /// A valid configuration replaces the running one at once, popups re-matched against
+    /// the windows on screen; an invalid one is reported and the running one stays.
+    private func apply(_ result: Result<LoadedConfig, ConfigError>, because cause: String) {
         let fresh: LoadedConfig
-        do {
-            fresh = try ConfigLoader.load(file: configFile, environment: processEnvironment())
-        } catch {
+        switch result {
+        case .success(let loaded): fresh = loaded
+        case .failure(let error):
             rejected = "\(error)"
             lastError = "configuration rejected, keeping the previous one:\n\(error)"
             logger.error("configuration rejected, keeping the previous one (\(cause))\n\(error)")
             broadcast("rejected", [("cause", .string(cause)), ("diagnostics", .string("\(error)"))])
-            return .failure(error)
+            return
         }
         config = fresh
         rejected = nil
+        running = .files
         engine = DecisionEngine(model: fresh.model, outputs: engine.outputs)
         windows.replaceModel(fresh.model, now: now())
         rectOpen.removeAll { entry in
@@ -398,7 +462,13 @@ class Daemon {
         noteUnavailableSources(fresh.model)
         broadcast("reloaded", [("cause", .string(cause)), ("popups", .int(Int64(fresh.popupCount))),
                                ("files", .array(fresh.files.map(JSON.string)))])
-        return .success(fresh)
+    }
+
+    /// At start the files had errors (`diagnostics`): the daemon runs with `running`, the
+    /// last good configuration or none, until they are fixed.
+    func startedWithErrors(_ diagnostics: String, running: RunningConfig) {
+        rejected = diagnostics
+        self.running = running
     }
 
     private func shutDown() {
@@ -407,5 +477,28 @@ class Daemon {
         flushDisplay()
         spawner.reap()
         logger.info("exiting: grabs released")
+    }
+}
+
+/// Where the running configuration came from.
+enum RunningConfig: Equatable {
+    case files
+    /// The files had errors at start: the last configuration that loaded, saved at that time.
+    case lastGood(saved: String)
+    /// The files had errors at start and there was no last good configuration.
+    case none
+
+    var savedAt: String? {
+        if case .lastGood(let saved) = self { return saved }
+        return nil
+    }
+
+    /// How `status` names it.
+    var name: String {
+        switch self {
+        case .files: return "files"
+        case .lastGood: return "last-good"
+        case .none: return "none"
+        }
     }
 }

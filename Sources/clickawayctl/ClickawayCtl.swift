@@ -197,6 +197,16 @@ struct Status: ParsableCommand {
         print("backend:  \(reply["backend"]?.stringValue ?? "?") on \(reply["display"]?.stringValue ?? "?")")
         let files = reply["config"]?.arrayValue?.compactMap(\.stringValue) ?? []
         print("config:   \(files.isEmpty ? "none (no popups)" : files.joined(separator: ", "))")
+        switch reply["running"]?.stringValue {
+        case "last-good":
+            let kept = reply["last_good"]
+            print("running:  the last configuration that loaded, saved \(kept?["saved"]?.stringValue ?? "?") in "
+                  + "\(kept?["file"]?.stringValue ?? "?"), until the errors below are fixed")
+        case "none":
+            print("running:  no configuration (no popups) until the errors below are fixed")
+        default:
+            break
+        }
         if let grab = reply["grab"] {
             if grab["active"]?.boolValue == true {
                 let buttons = grab["buttons"]?.arrayValue?.compactMap(\.intValue).map(String.init) ?? []
@@ -236,7 +246,9 @@ struct Status: ParsableCommand {
             print("  \(o["popup"]?.stringValue ?? "?")  window \(o["window"]?.stringValue ?? "-")  [\(rect)]")
         }
         if let rejected = reply["rejected"]?.stringValue {
-            print("rejected: the last configuration edit has errors; the previous configuration keeps running:")
+            print(reply["running"]?.stringValue == "files"
+                  ? "rejected: the last configuration edit has errors; the previous configuration keeps running:"
+                  : "rejected: the configuration has errors:")
             print(rejected)
         }
         if let error = reply["last_error"]?.stringValue, reply["rejected"]?.stringValue == nil { print("last error: \(error)") }

@@ -18,7 +18,7 @@ import Testing
 
     @Test func syntaxError() {
         #expect(rendered("[[popup]]\nname = \"calendar\"\nrect = [0, 0, 10 10]\n") == """
-            /home/u/.config/clickaway/config.toml:3:18: error: invalid TOML: Error while parsing array: expected comma or closing ']', saw '1'
+            /home/u/.config/clickaway/config.toml:3:18: error: invalid TOML: expected ',' or ']' after an array element, found '1'
                 3 | rect = [0, 0, 10 10]
                   |                  ^
             """)
@@ -235,7 +235,7 @@ import Testing
                 9 | dismiss = { command = [] }
                   |                       ^^
 
-            /home/u/.config/clickaway/config.toml:10:8: error: popup "my popup" → slop: expected a non-negative integer, found -3
+            /home/u/.config/clickaway/config.toml:10:8: error: popup "my popup" → slop: expected an integer from 0 to 1048576, found -3
                10 | slop = -3
                   |        ^^
 
@@ -243,7 +243,7 @@ import Testing
                12 | [[popup]]
                   | ^^^^^^^^^
 
-            /home/u/.config/clickaway/config.toml:13:15: error: popup #2 → rect: expected a non-negative integer, found -5
+            /home/u/.config/clickaway/config.toml:13:15: error: popup #2 → rect: expected an integer from 0 to 1048576, found -5
                13 | rect = [0, 0, -5, 10]
                   |               ^^
 
@@ -264,7 +264,7 @@ import Testing
                 3 | parent = "c"
                   |          ^^^
 
-            /c/conf.d/20-b.toml:2:12: error: defaults → grace_ms: expected a non-negative integer, found -1
+            /c/conf.d/20-b.toml:2:12: error: defaults → grace_ms: expected an integer from 0 to 3600000, found -1
                 2 | grace_ms = -1
                   |            ^^
 
@@ -280,7 +280,7 @@ import Testing
             ("/c/conf.d/10-a.toml", "[[popup]]\nname = \"b\"\n"),
         ]
         #expect(rendered(files) == """
-            /c/config.toml:1:9: error: invalid TOML: Error while parsing table header: expected ']', saw '\\n'
+            /c/config.toml:1:9: error: invalid TOML: expected ']]' to close the array-of-tables header, found the end of the line
                 1 | [[popup]
                   |         ^
 

@@ -150,9 +150,38 @@ final class TemporaryDirectory {
 
                 \(home.path)/clickaway/conf.d/10-dir.toml: error: cannot read: it is a directory
 
-                \(home.path)/clickaway/conf.d/20-latin1.toml: error: not valid UTF-8 text
+                \(home.path)/clickaway/conf.d/20-latin1.toml:1:3: error: invalid TOML: invalid UTF-8 (byte 0xE9); configuration files are UTF-8 text
+                    1 | # \u{FFFD}
+                      |   ^
                 """
         }
+    }
+
+    @Test func aFileOverTheSizeLimitIsRefusedUnread() throws {
+        let home = try TemporaryDirectory()
+        let big = try home.write("big.toml", String(repeating: "# padding\n", count: ConfigLoader.limits.maxBytes / 10 + 1))
+        #expect {
+            try ConfigLoader.load(file: big, environment: [:])
+        } throws: { error in
+            "\(error)" == "\(big): error: the file has 4194310 bytes; a configuration file may have at most 4194304 (4 MiB)"
+        }
+    }
+
+    @Test func aFIFOInTheFilesPlaceIsRefusedWithoutWaiting() throws {
+        let home = try TemporaryDirectory()
+        let fifo = home.path + "/config.toml"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect {
+            try ConfigLoader.load(file: fifo, environment: [:])
+        } throws: { error in
+            "\(error)" == "\(fifo): error: cannot read: it is not a regular file"
+        }
+    }
+
+    @Test func stateGoesUnderXDGStateHome() {
+        #expect(StateLocation(environment: ["XDG_STATE_HOME": "/s", "HOME": "/h"]).lastGoodFile == "/s/clickaway/last-good.toml")
+        #expect(StateLocation(environment: ["XDG_STATE_HOME": "rel", "HOME": "/h"]).lastGoodFile
+            == "/h/.local/state/clickaway/last-good.toml")
     }
 
     @Test func locationFollowsTheXDGSpec() {

@@ -291,3 +291,37 @@ struct ModelValidationTests {
         #expect(!WindowMatch().matches(.init(windowClass: "x")))
     }
 }
+
+@Suite struct GeometryLimitTests {
+    @Test func expandingByAHugeSlopSaturatesInsteadOfWrapping() {
+        let r = Rect(x: 10, y: 10, width: 100, height: 100).expanded(by: Insets(all: .max))
+        #expect(r.contains(x: 10, y: 10) && r.contains(x: 60, y: 60) && r.contains(x: 109, y: 109))
+        #expect(r.contains(x: .max - 1, y: .max - 1))
+        #expect(r.width == .max)
+        #expect(Rect(x: .max, y: 0, width: 1, height: 1).offsetBy(dx: 5, dy: 0).x == .max)
+    }
+
+    /// `slop = 2000000000` wrapped Rect.expanded, so a click in the popup's centre dismissed
+    /// it. The loader refuses it now, and the engine stays right even if built with it.
+    @Test func aClickInThePopupWithAnEnormousSlopIsInside() throws {
+        let popup = PopupSpec(name: "p", source: .rect(Rect(x: 100, y: 100, width: 200, height: 200), output: nil),
+                              slop: Insets(all: 2_000_000_000), regions: [
+                                  RegionSpec(name: "r", rect: Rect(x: 10, y: 10, width: 20, height: 20), slop: Insets(all: .max)),
+                              ])
+        let engine = DecisionEngine(model: try ClickModel(popups: [popup]))
+        engine.open(PopupInstance(popup: 0, rect: popup.fixedRect!, openedAt: 0, id: 1 << 32))
+        #expect(engine.press(button: 1, x: 200, y: 200, time: 1_000).dismissCount == 0)
+        #expect(engine.hitTest(x: 200, y: 200)?.region != nil)
+        #expect(engine.hitTest(x: -1_000_000_000, y: 1_000_000_000) != nil, "the slop reaches that far")
+        #expect(engine.hitTest(x: .min, y: 200) == nil, "and no farther")
+    }
+
+    /// A point far from a popup at the edge of 32 bits stays far: no wrap-around into it.
+    @Test func pointsAtTheEdgesOfThirtyTwoBitsDoNotWrapIntoAPopup() throws {
+        let popup = PopupSpec(name: "p", source: .rect(Rect(x: -2_000_000_000, y: 0, width: 10, height: 10), output: nil))
+        let engine = DecisionEngine(model: try ClickModel(popups: [popup]))
+        engine.open(PopupInstance(popup: 0, rect: popup.fixedRect!, openedAt: 0, id: 1 << 32))
+        #expect(engine.hitTest(x: 2_000_000_000, y: 5) == nil)
+        #expect(engine.hitTest(x: -1_999_999_995, y: 5) != nil)
+    }
+}

@@ -38,6 +38,7 @@ class DaemonRun {
         var env = ProcessInfo.processInfo.environment
         env["XDG_RUNTIME_DIR"] = runtimeDirectory.path
         env["XDG_CONFIG_HOME"] = directory.path
+        env["XDG_STATE_HOME"] = directory.appendingPathComponent("state").path
         return env
     }
 

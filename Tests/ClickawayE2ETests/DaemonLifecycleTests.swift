@@ -77,15 +77,6 @@ struct DaemonLifecycleTests {
         #expect(f.log.contains("no configuration file; running with no popups (create \(expected) to add some)"), "\(f.log)")
     }
 
-    @Test func invalidConfigurationAtStartExits1WithTheDiagnostics() throws {
-        let f = try DaemonFixture(config: "[[popup]]\nname = \"pop\"\nwindow = { clas = \"Pop\" }\n")
-        let (status, log) = try runToExit(f, arguments: ["--config", f.configPath], environment: f.environment)
-        #expect(status == 1)
-        #expect(log.contains("\(f.configPath):3:12: error:"), "\(log)")
-        #expect(log.contains("^"), "\(log)")
-        #expect(log.contains("did you mean \"class\"?"), "\(log)")
-    }
-
     @Test func missingDisplayExits1WithOneSentence() throws {
         let f = try DaemonFixture(config: Self.pop)
         var environment = f.environment

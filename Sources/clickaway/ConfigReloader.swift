@@ -1,0 +1,109 @@
+import ClickawayConfig
+import Glibc
+import Synchronization
+
+/// Loads the configuration on a thread of its own. Reading, parsing, validating and keeping
+/// the last good copy never hold up the poll loop: it goes on answering clicks and pinging
+/// the watchdog, and takes the outcome when `descriptor` (a pipe in its poll set) is readable.
+final class ConfigReloader: Sendable {
+    struct Job: Sendable {
+        var configFile: String?
+        var environment: [String: String]
+        var lastGood: LastGoodConfig
+    }
+
+    struct Outcome: Sendable {
+        var result: Result<LoadedConfig, ConfigError>
+        /// What to watch from now on: a symlinked file may point elsewhere.
+        var watchTargets: [ConfigWatcher.Target]
+        /// Why a configuration that loaded could not be kept as the last good one.
+        var keepFailure: String?
+    }
+
+    /// Readable once an outcome is ready (the read end of `done`).
+    var descriptor: Int32 { done.read }
+    /// The worker writes a byte to `done` with each outcome, and sleeps reading `wake` until there is a job.
+    private let done: (read: Int32, write: Int32)
+    private let wake: (read: Int32, write: Int32)
+    private let slot = Mutex<(job: Job?, outcome: Outcome?)>((nil, nil))
+
+    /// nil if the thread cannot be started (then the loop loads by itself).
+    init?() {
+        guard let done = Self.pipe(nonBlockingRead: true), let wake = Self.pipe(nonBlockingRead: false) else { return nil }
+        self.done = done
+        self.wake = wake
+        // Signals stay with the main thread: the worker starts with all of them blocked.
+        var all = sigset_t(), previous = sigset_t()
+        sigfillset(&all)
+        pthread_sigmask(SIG_SETMASK, &all, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        guard pthread_create(&thread, nil, { context in
+            Unmanaged<ConfigReloader>.fromOpaque(context!).takeRetainedValue().work()
+            return nil
+        }, context) == 0 else {
+            Unmanaged<ConfigReloader>.fromOpaque(context).release()
+            return nil
+        }
+        pthread_detach(thread)
+    }
+
+    private static func pipe(nonBlockingRead: Bool) -> (read: Int32, write: Int32)? {
+        var fds: [Int32] = [-1, -1]
+        guard Glibc.pipe(&fds) == 0 else { return nil }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        if nonBlockingRead { _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK) }
+        return (fds[0], fds[1])
+    }
+
+    private static func signal(_ fd: Int32) {
+        var byte: UInt8 = 1
+        while write(fd, &byte, 1) < 0 && errno == EINTR {}
+    }
+
+    /// Hands a job to the worker; one at a time (the daemon waits for its outcome first).
+    func start(_ job: Job) {
+        slot.withLock { $0.job = job }
+        Self.signal(wake.write)
+    }
+
+    /// The outcome of the job started last, once `descriptor` is readable.
+    func takeOutcome() -> Outcome? {
+        var buffer = [UInt8](repeating: 0, count: 16)
+        while read(done.read, &buffer, buffer.count) > 0 {}
+        return slot.withLock { state in
+            defer { state.outcome = nil }
+            return state.outcome
+        }
+    }
+
+    private func work() {
+        // The lowest priority (nice is per thread on Linux, `who` 0 is this one): a reload never
+        // holds up the loop's thread or the X server on a busy CPU, yet still runs when the loop sleeps.
+        setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+        while true {
+            var byte: UInt8 = 0
+            guard read(wake.read, &byte, 1) == 1 else { continue }
+            let job: Job? = slot.withLock { state in
+                defer { state.job = nil }
+                return state.job
+            }
+            guard let job else { continue }
+            let outcome = Self.perform(job)
+            slot.withLock { $0.outcome = outcome }
+            Self.signal(done.write)
+        }
+    }
+
+    /// The whole load: on the worker, or on the loop if there is no worker.
+    static func perform(_ job: Job) -> Outcome {
+        let targets = Daemon.watchedPaths(configFile: job.configFile, environment: job.environment)
+        do {
+            let config = try ConfigLoader.load(file: job.configFile, environment: job.environment)
+            return Outcome(result: .success(config), watchTargets: targets, keepFailure: job.lastGood.save(config))
+        } catch {
+            return Outcome(result: .failure(error), watchTargets: targets, keepFailure: nil)
+        }
+    }
+}
