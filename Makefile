@@ -62,7 +62,7 @@ test: check-test-deps
 
 deps:
 	$(SUDO) apt-get update
-	$(SUDO) apt-get install -y --no-install-recommends $$(packaging/check-deps --list build test package fuzz)
+	$(SUDO) apt-get install -y --no-install-recommends $$(packaging/check-deps --list build test package)
 
 build-deps:
 	$(SUDO) apt-get update
@@ -72,7 +72,7 @@ check-build-deps:
 	@packaging/check-deps --for "make $(or $(MAKECMDGOALS),build)" build
 
 check-test-deps:
-	@packaging/check-deps --for "make test" build test package fuzz
+	@packaging/check-deps --for "make test" build test package
 
 # Hit-test and decision benchmarks (ordo-one/benchmark), see BENCHMARKS.md.
 bench:

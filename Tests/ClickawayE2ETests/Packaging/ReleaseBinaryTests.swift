@@ -12,27 +12,15 @@ struct ReleaseBinaryTests {
     static let icu = ["$s30FoundationInternationalization", "$s14_FoundationICU", "icudt", "swift_ucol_", "swift_u_"]
     static let fullFoundation = ["$s10Foundation"]
 
-    /// TOMLKit imports Foundation (`import struct Foundation.Data`), so until the
-    /// configuration parser of our own replaces it (issue 12) both binaries link Foundation
-    /// and ICU through it. The known issue ends when Package.swift stops naming TOMLKit;
-    /// from then on any Foundation or ICU fails the test.
-    static var tomlKitLinksFoundation: Bool {
-        ((try? Repository.text("Package.swift")) ?? "").contains("LebJe/TOMLKit")
-    }
-
     @Test(arguments: ["clickaway", "clickawayctl"])
     func noICUAndNoFullFoundation(_ binary: String) throws {
         let symbols = try definedSymbols(binary)
         // argument-parser on Linux imports FoundationEssentials (BENCHMARKS.md: what it costs):
         // that one is allowed, ICU and the rest of Foundation are not.
         let forbidden = Self.icu + Self.fullFoundation
-        withKnownIssue("TOMLKit links Foundation and ICU until issue 12 replaces it", isIntermittent: false) {
-            for prefix in forbidden {
-                let found = symbols.filter { $0.hasPrefix(prefix) }
-                #expect(found.count == 0, "\(binary) links \(found.count) symbols starting \(prefix), e.g. \(found.prefix(3))")
-            }
-        } when: {
-            Self.tomlKitLinksFoundation
+        for prefix in forbidden {
+            let found = symbols.filter { $0.hasPrefix(prefix) }
+            #expect(found.count == 0, "\(binary) links \(found.count) symbols starting \(prefix), e.g. \(found.prefix(3))")
         }
         // What the search above depends on: the symbols are there to search, and a linked
         // module shows by its mangled prefix.
