@@ -23,20 +23,33 @@ let package = Package(
         // TOML 1.0 with the source span of every table, key and value: pure Swift, no Foundation.
         .target(name: "ClickawayTOML"),
         // TOML → core model, diagnostics with file/line/caret, XDG lookup; no Foundation.
-        .target(name: "ClickawayConfig", dependencies: ["ClickawayCore", "ClickawayTOML"]),
+        .target(name: "ClickawayConfig", dependencies: [
+            "ClickawayCore", "ClickawayTOML", "ClickawaySystem",
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+        // glibc's functions that Swift's Glibc module hides behind _GNU_SOURCE, as a Clang module.
+        .systemLibrary(name: "CLinux"),
+        // The one system layer: the monotonic clock and deadlines, the poll loop, sockets,
+        // spawning programs, on swift-system's FileDescriptor and Errno; no Foundation.
+        .target(name: "ClickawaySystem", dependencies: [
+            "CLinux",
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+        // JSON values that keep their key order, printed and parsed; no Foundation.
+        .target(name: "ClickawayJSON"),
         // The control socket's protocol: JSON lines, requests and replies.
         .target(name: "ClickawayControl", dependencies: [
-            "ClickawayCore",
+            "ClickawayCore", "ClickawayJSON", "ClickawaySystem",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .executableTarget(name: "clickaway", dependencies: [
-            "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayX11", "ClickawayWayland",
+            "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayX11", "ClickawayWayland", "ClickawaySystem", "ClickawayJSON",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .executableTarget(name: "clickawayctl", dependencies: [
-            "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayX11", "ClickawayTOML",
+            "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayX11", "ClickawayTOML", "ClickawaySystem", "ClickawayJSON",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "ClickawayCoreTests", dependencies: [
@@ -52,16 +65,27 @@ let package = Package(
             pkgConfig: "xcb xcb-xfixes xcb-randr xcb-xtest",
             providers: [.apt(["libxcb1-dev", "libxcb-xfixes0-dev", "libxcb-randr0-dev", "libxcb-xtest0-dev"])]),
         // A safe Swift layer over XCB: Swift values in and out, nothing to free.
-        .target(name: "ClickawayX11", dependencies: ["CXCB", "ClickawayCore"]),
-        // End-to-end test support: Xvfb, openbox, client windows, XTest input. Tests only.
-        .target(name: "XTestHarness", dependencies: ["CXCB", "ClickawayX11", "ClickawayCore"]),
+        .target(name: "ClickawayX11", dependencies: [
+            "CXCB", "ClickawayCore", "ClickawaySystem", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+        // Test support, beside the tests: `Sources/` is the product.
+        // Programs run for a test (Xvfb, window managers, compositors) and bounded waits.
+        .target(name: "ProcessSupport", dependencies: [
+            "ClickawaySystem", .product(name: "SystemPackage", package: "swift-system"),
+        ], path: "Tests/Support/ProcessSupport"),
+        // Xvfb, ten window managers, client windows, XTest input.
+        .target(name: "XTestHarness", dependencies: [
+            "CXCB", "ClickawayX11", "ClickawayCore", "ClickawaySystem", "ProcessSupport",
+            .product(name: "SystemPackage", package: "swift-system"),
+        ], path: "Tests/Support/XTestHarness"),
         // The daemon and clickawayctl as processes, against Xvfb and openbox. `swift test`
         // does not link executables: `make test` runs `swift build` first.
         .testTarget(name: "ClickawayE2ETests", dependencies: [
             "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayX11", "XTestHarness",
-            "ClickawayWayland", "WaylandHarness",
+            "ClickawayWayland", "WaylandHarness", "ProcessSupport", "ClickawaySystem", "ClickawayJSON",
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
-        .testTarget(name: "ClickawayX11Tests", dependencies: ["ClickawayX11", "XTestHarness", "ClickawayCore"]),
+        .testTarget(name: "ClickawayX11Tests", dependencies: ["ClickawayX11", "XTestHarness", "ClickawayCore", "ProcessSupport"]),
         // libwayland-client, as a Clang module.
         .systemLibrary(name: "CWaylandClient", pkgConfig: "wayland-client", providers: [.apt(["libwayland-dev"])]),
         // wayland-scanner's client code for layer-shell, virtual pointers, KWin's fake input,
@@ -71,16 +95,21 @@ let package = Package(
         // A safe Swift layer over libwayland-client: the overlay, outputs, seat (pointer, touch,
         // pens), virtual pointer and fake input.
         .target(name: "ClickawayWayland", dependencies: [
-            "CWaylandClient", "CWaylandProtocols", "ClickawayCore",
+            "CWaylandClient", "CWaylandProtocols", "ClickawayCore", "ClickawayJSON", "ClickawaySystem",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // Headless sway, phoc and KWin run for tests, a client below the overlay, injected
-        // clicks and touches. Tests only.
+        // clicks and touches (test support).
         .target(name: "WaylandHarness", dependencies: [
-            "CWaylandClient", "CWaylandProtocols", "ClickawayWayland", "ClickawayCore", "ClickawayControl", "XTestHarness",
-        ]),
+            "CWaylandClient", "CWaylandProtocols", "ClickawayWayland", "ClickawayCore", "ClickawayJSON",
+            "ClickawaySystem", "ProcessSupport",
+        ], path: "Tests/Support/WaylandHarness"),
         .testTarget(name: "ClickawayWaylandTests", dependencies: [
-            "ClickawayWayland", "WaylandHarness", "ClickawayCore", "ClickawayControl", "XTestHarness",
+            "ClickawayWayland", "WaylandHarness", "ClickawayCore", "ClickawayJSON", "ProcessSupport", "ClickawaySystem",
+        ]),
+        // The system layer's parts, without X or Wayland.
+        .testTarget(name: "ClickawaySystemTests", dependencies: [
+            "ClickawaySystem", .product(name: "SystemPackage", package: "swift-system"),
         ]),
     ]
 )

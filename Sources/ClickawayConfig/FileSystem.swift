@@ -1,6 +1,8 @@
+import ClickawaySystem
 import Glibc
+import SystemPackage
 
-/// The few file operations the configuration needs, on the C library alone.
+/// The few file operations the configuration needs.
 enum FileSystem {
     enum ReadFailure: Error, Equatable {
         case missing
@@ -26,11 +28,15 @@ enum FileSystem {
     /// The whole file, if it is a regular file of at most `limit` bytes. Opened without
     /// blocking, so a FIFO or a device put in the configuration's place is refused, not waited on.
     static func read(_ path: String, limit: Int) -> Result<[UInt8], ReadFailure> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard fd >= 0 else { return .failure(openFailure(errno)) }
-        defer { close(fd) }
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(path, .readOnly, options: [.closeOnExec, .nonBlocking, FileDescriptor.OpenOptions(rawValue: O_NOCTTY)])
+        } catch {
+            return .failure(openFailure((error as? Errno)?.rawValue ?? EIO))
+        }
+        defer { try? fd.close() }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { return .failure(.failed(describe(errno))) }
+        guard fstat(fd.rawValue, &info) == 0 else { return .failure(.failed(describe(errno))) }
         switch info.st_mode & S_IFMT {
         case S_IFREG: break
         case S_IFDIR: return .failure(.directory)
@@ -38,25 +44,16 @@ enum FileSystem {
         }
         guard Int(info.st_size) <= limit else { return .failure(.tooLarge(bytes: Int(info.st_size), limit: limit)) }
         // The size may change while reading: read up to one byte past the limit to notice.
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size) + 1)
-        var count = 0
-        while true {
-            if count == bytes.count {
-                guard count <= limit else { return .failure(.tooLarge(bytes: count, limit: limit)) }
-                bytes += [UInt8](repeating: 0, count: min(limit + 1, max(count * 2, 4096)) - count)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(info.st_size) + 1)
+        while bytes.count <= limit {
+            let n: Int?
+            do { n = try fd.readAvailable(appendingTo: &bytes, chunk: min(limit + 1 - bytes.count, max(Int(info.st_size) + 1, 4096))) } catch {
+                return .failure(.failed(describe(error.rawValue)))
             }
-            let n = bytes.withUnsafeMutableBytes { buffer in
-                Glibc.read(fd, buffer.baseAddress! + count, buffer.count - count)
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return .failure(.failed(describe(errno)))
-            }
-            if n == 0 { break }
-            count += n
+            if n == nil || n == 0 { break }
         }
-        guard count <= limit else { return .failure(.tooLarge(bytes: count, limit: limit)) }
-        bytes.removeSubrange(count...)
+        guard bytes.count <= limit else { return .failure(.tooLarge(bytes: bytes.count, limit: limit)) }
         return .success(bytes)
     }
 
@@ -131,28 +128,29 @@ enum FileSystem {
         // Close-on-exec from the start: a command spawned meanwhile inherits nothing.
         let temporary = path + ".new-\(getpid())"
         unlink(temporary)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
-        guard fd >= 0 else { return "cannot create \(temporary): \(describe(errno))" }
-        var failure: String?
-        if fchmod(fd, mode) != 0 { failure = describe(errno) }
-        var written = 0
-        while failure == nil && written < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
-            if n < 0 && errno != EINTR { failure = describe(errno) }
-            if n > 0 { written += n }
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec, .noFollow],
+                                         permissions: FilePermissions(rawValue: mode))
+        } catch {
+            return "cannot create \(temporary): \(describe((error as? Errno)?.rawValue ?? EIO))"
         }
-        if failure == nil && fsync(fd) != 0 { failure = describe(errno) }
-        close(fd)
+        var failure: String?
+        if fchmod(fd.rawValue, mode) != 0 { failure = describe(errno) }
+        if failure == nil {
+            do { try fd.writeAll(bytes) } catch { failure = describe((error as? Errno)?.rawValue ?? EIO) }
+        }
+        if failure == nil && fsync(fd.rawValue) != 0 { failure = describe(errno) }
+        try? fd.close()
         if failure == nil && rename(temporary, path) != 0 { failure = describe(errno) }
         guard failure == nil else {
             unlink(temporary)
             return "cannot write \(path): \(failure!)"
         }
         // The rename itself is durable once the directory is synced.
-        let dirfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dirfd >= 0 {
-            fsync(dirfd)
-            close(dirfd)
+        if let directoryDescriptor = try? FileDescriptor.open(directory, .readOnly, options: [.directory, .closeOnExec]) {
+            fsync(directoryDescriptor.rawValue)
+            try? directoryDescriptor.close()
         }
         return nil
     }

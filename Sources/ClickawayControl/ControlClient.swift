@@ -1,4 +1,5 @@
-import Glibc
+import ClickawayJSON
+import ClickawaySystem
 import SystemPackage
 
 /// `clickawayctl`'s end: connect, send one request line, read reply lines.
@@ -22,52 +23,44 @@ public final class ControlClient {
     }
 
     public init(path: String) throws(Failure) {
-        guard let addr = unixAddress(path) else { throw .unreachable(path: path, reason: "path too long") }
-        let s: FileDescriptor
-        do { s = try newStreamSocket() } catch { throw .unreachable(path: path, reason: "\(error)") }
-        guard withSockaddr(addr, { connect(s.rawValue, $0, $1) }) == 0 else {
-            let e = Errno(rawValue: errno)
-            try? s.close()
-            throw .unreachable(path: path, reason: "\(e)")
-        }
-        fd = s
+        let address: UnixSocketAddress
+        do { address = try UnixSocketAddress(path: path) } catch { throw .unreachable(path: path, reason: "path too long") }
+        do { fd = try FileDescriptor.connectedUnixSocket(address) } catch { throw .unreachable(path: path, reason: "\(error)") }
     }
 
     deinit { try? fd.close() }
 
     public func send(_ request: JSON) throws(Failure) {
-        let bytes = Array(request.text.utf8) + [0x0A]
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard n > 0 else { throw .broken("the daemon closed the connection: \(Errno(rawValue: errno))") }
-            sent += n
+        do {
+            try fd.sendAll((request.text + "\n").utf8)
+        } catch {
+            throw .broken("the daemon closed the connection: \(error)")
         }
     }
 
     /// The next reply line, waiting at most `timeoutMs` (-1: forever). nil at end of stream.
     public func receive(timeoutMs: Int32 = 10_000) throws(Failure) -> JSON? {
+        let deadline = timeoutMs < 0 ? nil : Deadline.inMilliseconds(Int64(timeoutMs))
         while true {
             if let line = input.next() {
                 guard case .text(let text) = line else { throw .broken("reply too long") }
                 do { return try JSON.parse(text) } catch { throw .broken("malformed reply from the daemon: \(error)") }
             }
-            var p = pollfd(fd: fd.rawValue, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&p, 1, timeoutMs)
-            if ready == 0 { throw .broken("the daemon did not answer within \(timeoutMs) ms") }
-            if ready < 0 {
-                if errno == EINTR { continue }
-                throw .broken("poll: \(Errno(rawValue: errno))")
+            var chunk: [UInt8] = []
+            let read: Int?
+            do throws(Errno) {
+                guard try fd.wait(until: deadline).canRead else { throw .timedOut }
+                read = try fd.readAvailable(appendingTo: &chunk)
+            } catch .timedOut {
+                throw .broken("the daemon did not answer within \(timeoutMs) ms")
+            } catch .connectionReset {
+                // The daemon hanging up too (it refuses other users' connections unread).
+                return nil
+            } catch {
+                throw .broken("read: \(error)")
             }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = chunk.withUnsafeMutableBytes { read(fd.rawValue, $0.baseAddress, $0.count) }
-            // A reset is the daemon hanging up too (it refuses other users' connections unread).
-            if n == 0 || (n < 0 && errno == ECONNRESET) { return nil }
-            if n < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                throw .broken("read: \(Errno(rawValue: errno))")
-            }
-            chunk.withUnsafeBytes { input.append(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
+            if read == 0 { return nil }
+            input.append(chunk)
         }
     }
 

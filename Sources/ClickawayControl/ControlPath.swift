@@ -1,5 +1,3 @@
-import Glibc
-
 /// Where the control socket lives: `$XDG_RUNTIME_DIR/clickaway/ctl.sock`.
 public enum ControlPath {
     public struct Missing: Error, CustomStringConvertible {
@@ -17,16 +15,4 @@ public enum ControlPath {
     public static func socket(environment: [String: String]) throws(Missing) -> String {
         try directory(environment: environment) + "/ctl.sock"
     }
-}
-
-/// The process environment as a dictionary, without Foundation.
-public func processEnvironment() -> [String: String] {
-    var env: [String: String] = [:]
-    var p = environ
-    while let entry = p.pointee {
-        let s = String(cString: entry)
-        if let eq = s.firstIndex(of: "=") { env[String(s[..<eq])] = String(s[s.index(after: eq)...]) }
-        p += 1
-    }
-    return env
 }

@@ -1,62 +1,93 @@
+import ClickawayJSON
+import ClickawaySystem
 import Glibc
 import SystemPackage
 
 /// The daemon's end of the control socket: a directory only its owner can enter, a socket
 /// only its owner can open, and peers of another uid refused by SO_PEERCRED.
-/// Everything is non-blocking; the daemon's poll loop drives it.
+///
+/// Non-blocking throughout: the listener and every client register with the daemon's
+/// `PollLoop`, and the requests they send wait in a queue for the daemon (`nextRequest()`).
+/// A new connection is always taken: when `maxClients` are open, the one idle longest
+/// (no request waiting for its answer, not a monitor) makes room for it.
 public final class ControlServer {
     public let path: String
-    public let listener: FileDescriptor
+    private let listener: FileDescriptor
+    private let loop: PollLoop
     private var clients: [Int32: Client] = [:]
+    private var requests: [Request] = []
     /// Numbers connections, so a late answer never goes to a newer client on a reused descriptor.
     private var nextSerial: UInt64 = 0
     /// Longest request line accepted: requests are small, anything longer is refused.
     public static let maxLine = 64 * 1024
     /// Most a client may leave unread; one that stops reading is dropped, not buffered forever.
     public static let maxPendingOutput = 1024 * 1024
-    /// Connections beyond this are closed at once, so clients cannot use up the daemon's
-    /// descriptors (and a listener that cannot accept would wake poll forever).
+    /// Connections open at once, so clients cannot use up the daemon's descriptors.
     public static let maxClients = 64
+    /// Monitors at once: at least half of the connections stay for requests.
+    public static let maxMonitors = 32
 
-    final class Client {
+    private final class Client {
         let fd: FileDescriptor
+        let serial: UInt64
+        var registration: PollLoop.Registration?
         var input = LineBuffer(limit: ControlServer.maxLine)
         var output: [UInt8] = []
         var closeAfterWrite = false
         var subscribed = false
-        let serial: UInt64
-        init(fd: FileDescriptor, serial: UInt64) {
+        /// Requests read and not answered yet (a reload answers when it is done).
+        var unanswered = 0
+        /// When it last sent or was sent anything (MonotonicClock ms).
+        var lastActive: Int64
+
+        init(fd: FileDescriptor, serial: UInt64, now: Int64) {
             self.fd = fd
             self.serial = serial
+            lastActive = now
         }
+
+        /// May be closed to make room: nothing of its own is going on.
+        var isIdle: Bool { !subscribed && unanswered == 0 && output.isEmpty }
     }
 
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
     }
 
-    public init(directory: String) throws(Failure) {
+    /// One request line from a client; answer it with `send(_:to:)` or `reply(_:to:)`.
+    public struct Request: Sendable {
+        public let client: Int32
+        /// Which connection on that descriptor.
+        public let serial: UInt64
+        public let line: String
+    }
+
+    public init(directory: String, loop: PollLoop) throws(Failure) {
         path = directory + "/ctl.sock"
+        self.loop = loop
         try Self.prepareDirectory(directory)
-        guard let addr = unixAddress(path) else { throw Failure(description: "socket path \(path) is too long") }
-        if Self.someoneListens(addr) {
+        let address: UnixSocketAddress
+        do { address = try UnixSocketAddress(path: path) } catch { throw Failure(description: "socket path \(path) is too long") }
+        if Self.someoneListens(address) {
             throw Failure(description: "another clickaway is already running (its control socket \(path) answers)")
         }
         unlink(path)
         let fd: FileDescriptor
-        do { fd = try newStreamSocket() } catch { throw Failure(description: "cannot create the control socket: \(error)") }
-        // The socket is created 0600 by umask so there is no moment it is open to others.
-        let oldMask = umask(0o177)
-        let bound = withSockaddr(addr) { bind(fd.rawValue, $0, $1) }
-        umask(oldMask)
-        guard bound == 0, listen(fd.rawValue, 16) == 0 else {
-            let e = Errno(rawValue: errno)
+        do { fd = try FileDescriptor.unixSocket(.stream) } catch { throw Failure(description: "cannot create the control socket: \(error)") }
+        do throws(Errno) {
+            // Created 0600 by the umask, so there is no moment it is open to others.
+            let oldMask = umask(0o177)
+            defer { umask(oldMask) }
+            try fd.bind(to: address)
+            try fd.listen(backlog: 16)
+            try fd.setNonBlocking()
+        } catch {
             try? fd.close()
-            throw Failure(description: "cannot listen on \(path): \(e)")
+            throw Failure(description: "cannot listen on \(path): \(error)")
         }
         chmod(path, 0o600)
-        setNonBlocking(fd)
         listener = fd
+        loop.watch(fd) { [unowned self] _ in acceptAll() }
     }
 
     deinit {
@@ -78,64 +109,28 @@ public final class ControlServer {
         if st.st_mode & 0o777 != 0o700 { chmod(dir, 0o700) }
     }
 
-    private static func someoneListens(_ addr: sockaddr_un) -> Bool {
-        guard let fd = try? newStreamSocket() else { return false }
-        defer { try? fd.close() }
-        return withSockaddr(addr) { connect(fd.rawValue, $0, $1) } == 0
+    private static func someoneListens(_ address: UnixSocketAddress) -> Bool {
+        guard let fd = try? FileDescriptor.connectedUnixSocket(address) else { return false }
+        try? fd.close()
+        return true
     }
 
-    /// Descriptors the poll loop should watch, with whether each wants POLLOUT.
-    public var pollDescriptors: [(fd: Int32, wantsWrite: Bool)] {
-        [(listener.rawValue, false)] + clients.values.map { ($0.fd.rawValue, !$0.output.isEmpty) }
+    /// The oldest request not handed out yet.
+    public func nextRequest() -> Request? {
+        requests.isEmpty ? nil : requests.removeFirst()
     }
 
-    /// A request line from a client; `reply` sends one line back.
-    public struct Request {
-        public let client: Int32
-        /// Which connection on that descriptor.
-        public let serial: UInt64
-        public let line: String
-    }
-
-    /// Handles readiness on `fd`; returns the complete request lines it produced.
-    public func handle(fd: Int32, readable: Bool, writable: Bool) -> [Request] {
-        if fd == listener.rawValue {
-            acceptAll()
-            return []
-        }
-        guard let c = clients[fd] else { return [] }
-        var requests: [Request] = []
-        if readable {
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) {
-                drop(fd)
-                return []
-            }
-            if n > 0 {
-                chunk.withUnsafeBytes { c.input.append(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
-                while let line = c.input.next() {
-                    switch line {
-                    case .text(let text): requests.append(Request(client: fd, serial: c.serial, line: text))
-                    case .tooLong:
-                        send(JSONReply.error("request longer than \(Self.maxLine) bytes").text, to: fd, thenClose: true)
-                        return requests
-                    }
-                }
-            }
-        }
-        if writable { flushOutput(c) }
-        return requests
-    }
-
-    /// Queues one line for a client and writes what the socket takes now.
-    public func send(_ line: String, to fd: Int32, thenClose: Bool = false) {
+    /// Queues one line for a client and writes what the socket takes now. A line that
+    /// answers a request (not a monitor's event) counts as its answer.
+    public func send(_ line: String, to fd: Int32, answering: Bool = true, thenClose: Bool = false) {
         guard let c = clients[fd] else { return }
         guard c.output.count <= Self.maxPendingOutput else {
             drop(fd)
             return
         }
-        c.output.append(contentsOf: Array(line.utf8) + [0x0A])
+        if answering { c.unanswered = max(0, c.unanswered - 1) }
+        c.output.append(contentsOf: line.utf8)
+        c.output.append(0x0A)
         if thenClose { c.closeAfterWrite = true }
         flushOutput(c)
     }
@@ -146,10 +141,13 @@ public final class ControlServer {
         send(line, to: request.client)
     }
 
-    public var clientDescriptors: [Int32] { Array(clients.keys) }
-
-    /// From now on the client receives every `broadcast` line (`monitor`).
-    public func subscribe(_ fd: Int32) { clients[fd]?.subscribed = true }
+    /// From now on the client receives every `broadcast` line (`monitor`); false when
+    /// `maxMonitors` are subscribed already.
+    public func subscribe(_ fd: Int32) -> Bool {
+        guard subscriberCount < Self.maxMonitors else { return false }
+        clients[fd]?.subscribed = true
+        return true
+    }
 
     public var hasSubscribers: Bool { clients.values.contains { $0.subscribed } }
 
@@ -158,41 +156,86 @@ public final class ControlServer {
     /// Sends one line to every subscribed client. One that has left more than
     /// `maxPendingOutput` unread is dropped so that it cannot grow the daemon.
     public func broadcast(_ line: String) {
-        for c in clients.values where c.subscribed { send(line, to: c.fd.rawValue) }
+        for c in clients.values where c.subscribed { send(line, to: c.fd.rawValue, answering: false) }
+    }
+
+    // MARK: - Connections
+
+    private func acceptAll() {
+        while true {
+            let accepted: FileDescriptor?
+            do { accepted = try listener.acceptConnection() } catch { return }
+            guard let fd = accepted else { return }
+            guard fd.peerUID == getuid(), makeRoom() else {
+                try? fd.close()
+                continue
+            }
+            nextSerial += 1
+            let client = Client(fd: fd, serial: nextSerial, now: MonotonicClock.milliseconds())
+            clients[fd.rawValue] = client
+            client.registration = loop.watch(fd, writing: { !client.output.isEmpty }) { [unowned self] readiness in
+                service(client, readiness)
+            }
+        }
+    }
+
+    /// Whether a new connection fits, closing the client idle longest when it would not.
+    private func makeRoom() -> Bool {
+        guard clients.count >= Self.maxClients else { return true }
+        guard let idlest = clients.values.filter(\.isIdle).min(by: { $0.lastActive < $1.lastActive }) else { return false }
+        drop(idlest.fd.rawValue)
+        return true
+    }
+
+    private func service(_ c: Client, _ readiness: Readiness) {
+        if readiness.canRead { read(c) }
+        if readiness.contains(.writable), clients[c.fd.rawValue] === c { flushOutput(c) }
+    }
+
+    private func read(_ c: Client) {
+        var chunk: [UInt8] = []
+        let n: Int?
+        do { n = try c.fd.readAvailable(appendingTo: &chunk, chunk: 4096) } catch {
+            drop(c.fd.rawValue)
+            return
+        }
+        guard let n else { return }
+        guard n > 0 else {
+            drop(c.fd.rawValue)
+            return
+        }
+        c.lastActive = MonotonicClock.milliseconds()
+        c.input.append(chunk)
+        while let line = c.input.next() {
+            switch line {
+            case .text(let text):
+                c.unanswered += 1
+                requests.append(Request(client: c.fd.rawValue, serial: c.serial, line: text))
+            case .tooLong:
+                send(JSONReply.error("request longer than \(Self.maxLine) bytes").text, to: c.fd.rawValue, answering: false, thenClose: true)
+                return
+            }
+        }
     }
 
     private func flushOutput(_ c: Client) {
         while !c.output.isEmpty {
-            let n = c.output.withUnsafeBytes { Glibc.send(c.fd.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0 {
-                if errno == EAGAIN || errno == EINTR { return }
+            let n: Int
+            do { n = try c.fd.writeAvailable(c.output) } catch {
                 drop(c.fd.rawValue)
                 return
             }
+            guard n > 0 else { return }
             c.output.removeFirst(n)
+            c.lastActive = MonotonicClock.milliseconds()
         }
         if c.closeAfterWrite { drop(c.fd.rawValue) }
     }
 
-    private func acceptAll() {
-        while true {
-            // accept4 is _GNU_SOURCE-only in the Glibc module; set the flags by hand.
-            let fd = accept(listener.rawValue, nil, nil)
-            guard fd >= 0 else { return }
-            let descriptor = FileDescriptor(rawValue: fd)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            setNonBlocking(descriptor)
-            guard peerUID(descriptor) == getuid(), clients.count < Self.maxClients else {
-                try? descriptor.close()
-                continue
-            }
-            nextSerial += 1
-            clients[fd] = Client(fd: descriptor, serial: nextSerial)
-        }
-    }
-
     public func drop(_ fd: Int32) {
         guard let c = clients.removeValue(forKey: fd) else { return }
+        if let registration = c.registration { loop.remove(registration) }
+        requests.removeAll { $0.client == fd && $0.serial == c.serial }
         try? c.fd.close()
     }
 }

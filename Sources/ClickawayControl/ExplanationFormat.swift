@@ -1,4 +1,5 @@
 import ClickawayCore
+import ClickawayJSON
 
 extension Explanation {
     /// `{"x":X,"y":Y,"hit":{"popup":"P","region":"P.card"} or null,"path":[...],"dismiss":[...],"click":"..."}`

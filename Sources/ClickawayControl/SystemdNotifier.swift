@@ -1,3 +1,4 @@
+import ClickawaySystem
 import Glibc
 import SystemPackage
 
@@ -19,7 +20,7 @@ public final class SystemdNotifier {
     public private(set) var lastFailure: String?
 
     private enum Endpoint {
-        case ready(socket: FileDescriptor, address: sockaddr_un, length: socklen_t)
+        case ready(socket: FileDescriptor, address: UnixSocketAddress)
         /// $NOTIFY_SOCKET names nothing a datagram can go to: every send fails with this reason.
         case unusable(String)
     }
@@ -36,41 +37,34 @@ public final class SystemdNotifier {
     }
 
     deinit {
-        if case .ready(let socket, _, _) = endpoint { try? socket.close() }
+        if case .ready(let socket, _) = endpoint { try? socket.close() }
     }
 
     /// Sends one datagram, e.g. "READY=1\nSTATUS=watching 3 popups". Never blocks: when systemd
     /// is not reading, the message is dropped and false returned (`lastFailure` says why).
     @discardableResult
     public func send(_ state: String) -> Bool {
-        guard case .ready(let socket, var address, let length) = endpoint else {
-            if case .unusable(let reason) = endpoint { lastFailure = reason }
+        switch endpoint {
+        case .unusable(let reason):
+            lastFailure = reason
             return false
-        }
-        let bytes = Array(state.utf8)
-        let sent = bytes.withUnsafeBytes { payload in
-            withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { target in
-                    retryingOnInterrupt {
-                        sendto(socket.rawValue, payload.baseAddress, payload.count,
-                               Int32(MSG_DONTWAIT | MSG_NOSIGNAL), target, length)
-                    }
-                }
+        case .ready(let socket, let address):
+            do {
+                try socket.sendDatagram(Array(state.utf8), to: address)
+            } catch {
+                lastFailure = "cannot notify systemd at NOTIFY_SOCKET=\(socketName): \(error)"
+                return false
             }
+            lastFailure = nil
+            return true
         }
-        guard sent == bytes.count else {
-            lastFailure = "cannot notify systemd at NOTIFY_SOCKET=\(socketName): \(Errno(rawValue: errno))"
-            return false
-        }
-        lastFailure = nil
-        return true
     }
 
     /// RELOADING=1 with MONOTONIC_USEC, the CLOCK_MONOTONIC time in microseconds, and a one-line
     /// STATUS when given. Send READY=1 once the reload is done, whether it succeeded or not.
     @discardableResult
     public func sendReloading(status: String? = nil) -> Bool {
-        var state = "RELOADING=1\nMONOTONIC_USEC=\(Self.monotonicMicroseconds())"
+        var state = "RELOADING=1\nMONOTONIC_USEC=\(MonotonicClock.microseconds())"
         if let status {
             // A newline would start a field of its own.
             state += "\nSTATUS=" + status.split(whereSeparator: \.isNewline).joined(separator: " ")
@@ -97,39 +91,16 @@ public final class SystemdNotifier {
     }
 
     private static func endpoint(for name: String) -> Endpoint {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        let pathOffset = MemoryLayout<sockaddr_un>.offset(of: \.sun_path)!
-        let bytes: [UInt8]
-        let length: Int
-        switch name.first {
-        case "@":
-            // Abstract namespace: a leading NUL, then the name, with no terminator; the address
-            // length says where the name ends.
-            bytes = [0] + Array(name.utf8.dropFirst())
-            length = pathOffset + bytes.count
-        case "/":
-            bytes = Array(name.utf8) + [0]
-            length = pathOffset + bytes.count
-        default:
-            return .unusable("NOTIFY_SOCKET=\(name) is neither an absolute path nor an abstract socket name (@name)")
+        let address: UnixSocketAddress
+        do {
+            address = try UnixSocketAddress(notifySocket: name)
+        } catch {
+            return .unusable("NOTIFY_SOCKET=\(error)")
         }
-        guard bytes.count <= capacity else {
-            return .unusable("NOTIFY_SOCKET=\(name) is longer than a Unix socket address allows (\(capacity - 1) bytes)")
+        do {
+            return .ready(socket: try FileDescriptor.unixSocket(.datagram), address: address)
+        } catch {
+            return .unusable("cannot create a socket to notify systemd: \(error)")
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else {
-            return .unusable("cannot create a socket to notify systemd: \(Errno(rawValue: errno))")
-        }
-        return .ready(socket: FileDescriptor(rawValue: fd), address: address, length: socklen_t(length))
-    }
-}
-
-private func retryingOnInterrupt(_ call: () -> Int) -> Int {
-    while true {
-        let result = call()
-        if result >= 0 || errno != EINTR { return result }
     }
 }

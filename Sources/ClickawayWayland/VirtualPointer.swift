@@ -1,6 +1,7 @@
 import CWaylandClient
 import CWaylandProtocols
 import ClickawayCore
+import ClickawaySystem
 
 /// A zwlr_virtual_pointer_v1: a pointer device the client drives. While it exists the seat
 /// has the pointer capability even with no mouse. It has no touch: wlroots has no protocol
@@ -29,20 +30,20 @@ public final class VirtualPointer: InputInjector {
         guard let bounds = client.layoutBounds else { throw WaylandError.noOutputs }
         let (x, xExtent) = Self.absolute(position.x - Double(bounds.x), span: bounds.width)
         let (y, yExtent) = Self.absolute(position.y - Double(bounds.y), span: bounds.height)
-        zwlr_virtual_pointer_v1_motion_absolute(proxy, monotonicMilliseconds(), x, y, xExtent, yExtent)
+        zwlr_virtual_pointer_v1_motion_absolute(proxy, Self.timestamp(), x, y, xExtent, yExtent)
         zwlr_virtual_pointer_v1_frame(proxy)
     }
 
     public func button(_ code: UInt32, pressed: Bool) {
         let state = pressed ? WL_POINTER_BUTTON_STATE_PRESSED : WL_POINTER_BUTTON_STATE_RELEASED
-        zwlr_virtual_pointer_v1_button(proxy, monotonicMilliseconds(), code, state.rawValue)
+        zwlr_virtual_pointer_v1_button(proxy, Self.timestamp(), code, state.rawValue)
         zwlr_virtual_pointer_v1_frame(proxy)
     }
 
     /// A relative motion of nothing: wlroots looks for the surface under the pointer on
     /// every motion.
     public func repick() {
-        zwlr_virtual_pointer_v1_motion(proxy, monotonicMilliseconds(), 0, 0)
+        zwlr_virtual_pointer_v1_motion(proxy, Self.timestamp(), 0, 0)
         zwlr_virtual_pointer_v1_frame(proxy)
     }
 
@@ -68,4 +69,7 @@ public final class VirtualPointer: InputInjector {
         }
         return (UInt32(clamping: min(max(value, 0), Int64(extent) - 1)), UInt32(extent))
     }
+
+    /// Wayland input times: CLOCK_MONOTONIC milliseconds, wrapped to 32 bits.
+    private static func timestamp() -> UInt32 { UInt32(truncatingIfNeeded: MonotonicClock.milliseconds()) }
 }

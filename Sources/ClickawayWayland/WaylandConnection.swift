@@ -1,4 +1,5 @@
 import CWaylandClient
+import ClickawaySystem
 import Glibc
 import SystemPackage
 
@@ -70,13 +71,17 @@ public final class WaylandConnection {
             cancelRead()
             throw error
         }
-        var p = pollfd(fd: fileDescriptor.rawValue, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&p, 1, ran > 0 ? 0 : milliseconds)
-        if ready > 0 {
-            try readEvents()
-        } else {
+        let readiness: Readiness
+        do {
+            readiness = try fileDescriptor.wait(until: .inMilliseconds(ran > 0 ? 0 : Int64(milliseconds)))
+        } catch {
             cancelRead()
-            if ready < 0, errno != EINTR { throw WaylandError.systemCall("poll on the Wayland socket", errno: errno) }
+            throw WaylandError.systemCall("poll on the Wayland socket", errno: error.rawValue)
+        }
+        if readiness.isEmpty {
+            cancelRead()
+        } else {
+            try readEvents()
         }
         ran += try dispatchPending()
         return ran > 0
@@ -122,11 +127,4 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt32
     package init(_ proxy: OpaquePointer) { rawValue = wl_proxy_get_id(proxy) }
     public var description: String { "#\(rawValue)" }
-}
-
-/// Milliseconds of CLOCK_MONOTONIC, the clock of Wayland input timestamps, wrapped to 32 bits.
-func monotonicMilliseconds() -> UInt32 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt32(truncatingIfNeeded: Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000)
 }

@@ -1,7 +1,6 @@
 import CXCB
-#if canImport(Glibc)
-import Glibc
-#endif
+import ClickawaySystem
+import SystemPackage
 
 public typealias CursorID = UInt32
 
@@ -87,19 +86,16 @@ extension XConnection {
     /// The next event, waiting for the server until `deadline`; nil when it passed first.
     /// Drains libxcb's queue before each poll(2), since replies can pull events in without
     /// the socket staying readable.
-    public func nextEvent(before deadline: ContinuousClock.Instant) throws(XError) -> XEvent? {
+    public func nextEvent(before deadline: Deadline) throws(XError) -> XEvent? {
         while true {
             flush()
             if let event = pollEvent() { return event }
             if let error = connectionError { throw error }
-            let left = deadline - .now
-            guard left > .zero else { return nil }
-            let (seconds, attoseconds) = left.components
-            // Rounded up, so the last poll does not return just before the deadline.
-            let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
-            var p = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
-            if poll(&p, 1, milliseconds) < 0 && errno != EINTR {
-                throw .connectionLost(reason: "poll on the X connection failed: \(String(cString: strerror(errno)))")
+            guard !deadline.hasPassed() else { return nil }
+            do {
+                _ = try FileDescriptor(rawValue: fileDescriptor).wait(until: deadline)
+            } catch {
+                throw .connectionLost(reason: "poll on the X connection failed: \(error)")
             }
         }
     }

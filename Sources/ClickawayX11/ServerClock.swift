@@ -1,8 +1,6 @@
 import CXCB
 import ClickawayCore
-#if canImport(Glibc)
-import Glibc
-#endif
+import ClickawaySystem
 
 /// Maps X server timestamps (32-bit milliseconds that wrap every 49.7 days) onto a 64-bit
 /// clock, and tells the server's time now without a round trip.
@@ -15,14 +13,8 @@ public struct ServerClock: Sendable {
 
     init(offset: Int64) { self.offset = offset }
 
-    public static func monotonicMilliseconds() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-    }
-
     /// The server's time now, estimated.
-    public func now() -> Int64 { Self.monotonicMilliseconds() + offset }
+    public func now() -> Int64 { MonotonicClock.milliseconds() + offset }
 
     /// A server timestamp on the 64-bit clock: the value nearest to `now()` with those low bits.
     @inline(__always)
@@ -47,7 +39,7 @@ extension XConnection {
         // Read after the round trip: the stamp was taken before, so the estimate never runs
         // ahead of the server. Ahead, a popup would open in the future and a click in that
         // millisecond would fall inside grace_ms = 0.
-        let answeredAt = ServerClock.monotonicMilliseconds()
+        let answeredAt = MonotonicClock.milliseconds()
         var clock: ServerClock?
         while let event = pollQueuedEvent() {
             if clock == nil, case .propertyNotify(let p) = event, p.window == root, p.atom == atom {

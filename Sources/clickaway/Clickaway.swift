@@ -2,6 +2,7 @@ import ArgumentParser
 import ClickawayConfig
 import ClickawayControl
 import ClickawayCore
+import ClickawaySystem
 import ClickawayWayland
 import ClickawayX11
 import Glibc
@@ -94,10 +95,10 @@ struct Clickaway: ParsableCommand {
 
     /// The display first, then the control socket: a daemon that cannot reach its display
     /// leaves nothing behind.
-    private func controlServer(_ environment: [String: String]) -> ControlServer {
+    private func controlServer(_ environment: [String: String], loop: PollLoop) -> ControlServer {
         Signals.install()
         do {
-            return try ControlServer(directory: try ControlPath.directory(environment: environment))
+            return try ControlServer(directory: try ControlPath.directory(environment: environment), loop: loop)
         } catch {
             fail("\(error)")
         }
@@ -110,9 +111,10 @@ struct Clickaway: ParsableCommand {
         } catch {
             fail("\(error)")
         }
-        let control = controlServer(environment)
+        let loop = PollLoop()
+        let control = controlServer(environment, loop: loop)
         do {
-            return try X11Daemon(x: x, config: loaded, configFile: config, backend: backend, control: control,
+            return try X11Daemon(x: x, config: loaded, configFile: config, backend: backend, loop: loop, control: control,
                                  notifier: SystemdNotifier(environment: environment), logger: logger)
         } catch {
             fail("cannot set up on the X server \(x.display): \(error)")
@@ -132,9 +134,10 @@ struct Clickaway: ParsableCommand {
         } catch {
             fail("\(error)")
         }
-        let control = controlServer(environment)
+        let loop = PollLoop()
+        let control = controlServer(environment, loop: loop)
         do {
-            return try WaylandDaemon(client: client, config: loaded, configFile: config, backend: backend, control: control,
+            return try WaylandDaemon(client: client, config: loaded, configFile: config, backend: backend, loop: loop, control: control,
                                      notifier: SystemdNotifier(environment: environment),
                                      swaySocket: environment["SWAYSOCK"].flatMap { $0.isEmpty ? nil : $0 }, logger: logger)
         } catch WaylandError.missingGlobal(let interface, let purpose) where interface == "zwlr_layer_shell_v1" {
@@ -148,8 +151,7 @@ struct Clickaway: ParsableCommand {
 
     /// One clear message on stderr, exit status 1.
     private func fail(_ message: String) -> Never {
-        let text = (message.contains("\n") ? message : "clickaway: \(message)") + "\n"
-        _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+        StandardStreams.error(message.contains("\n") ? message : "clickaway: \(message)")
         Glibc.exit(1)
     }
 }

@@ -1,6 +1,8 @@
 import ClickawayConfig
+import ClickawaySystem
 import Glibc
 import Synchronization
+import SystemPackage
 
 /// Loads the configuration on a thread of its own. Reading, parsing, validating and keeping
 /// the last good copy never hold up the poll loop: it goes on answering clicks and pinging
@@ -21,15 +23,16 @@ final class ConfigReloader: Sendable {
     }
 
     /// Readable once an outcome is ready (the read end of `done`).
-    var descriptor: Int32 { done.read }
+    var descriptor: FileDescriptor { done.readEnd }
     /// The worker writes a byte to `done` with each outcome, and sleeps reading `wake` until there is a job.
-    private let done: (read: Int32, write: Int32)
-    private let wake: (read: Int32, write: Int32)
+    private let done: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
+    private let wake: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
     private let slot = Mutex<(job: Job?, outcome: Outcome?)>((nil, nil))
 
     /// nil if the thread cannot be started (then the loop loads by itself).
     init?() {
-        guard let done = Self.pipe(nonBlockingRead: true), let wake = Self.pipe(nonBlockingRead: false) else { return nil }
+        guard let done = try? FileDescriptor.pipe(options: .closeOnExec), let wake = try? FileDescriptor.pipe(options: .closeOnExec),
+              (try? done.readEnd.setNonBlocking()) != nil else { return nil }
         self.done = done
         self.wake = wake
         // Signals stay with the main thread: the worker starts with all of them blocked.
@@ -49,29 +52,20 @@ final class ConfigReloader: Sendable {
         pthread_detach(thread)
     }
 
-    private static func pipe(nonBlockingRead: Bool) -> (read: Int32, write: Int32)? {
-        var fds: [Int32] = [-1, -1]
-        guard Glibc.pipe(&fds) == 0 else { return nil }
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        if nonBlockingRead { _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK) }
-        return (fds[0], fds[1])
-    }
-
-    private static func signal(_ fd: Int32) {
-        var byte: UInt8 = 1
-        while write(fd, &byte, 1) < 0 && errno == EINTR {}
+    private static func signal(_ fd: FileDescriptor) {
+        _ = try? fd.writeAll([1])
     }
 
     /// Hands a job to the worker; one at a time (the daemon waits for its outcome first).
     func start(_ job: Job) {
         slot.withLock { $0.job = job }
-        Self.signal(wake.write)
+        Self.signal(wake.writeEnd)
     }
 
     /// The outcome of the job started last, once `descriptor` is readable.
     func takeOutcome() -> Outcome? {
-        var buffer = [UInt8](repeating: 0, count: 16)
-        while read(done.read, &buffer, buffer.count) > 0 {}
+        var buffer: [UInt8] = []
+        while let n = try? done.readEnd.readAvailable(appendingTo: &buffer, chunk: 16), n > 0 { buffer.removeAll() }
         return slot.withLock { state in
             defer { state.outcome = nil }
             return state.outcome
@@ -83,8 +77,8 @@ final class ConfigReloader: Sendable {
         // holds up the loop's thread or the X server on a busy CPU, yet still runs when the loop sleeps.
         setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
         while true {
-            var byte: UInt8 = 0
-            guard read(wake.read, &byte, 1) == 1 else { continue }
+            var byte: [UInt8] = []
+            guard (try? wake.readEnd.readAvailable(appendingTo: &byte, chunk: 1)) == 1 else { continue }
             let job: Job? = slot.withLock { state in
                 defer { state.job = nil }
                 return state.job
@@ -92,7 +86,7 @@ final class ConfigReloader: Sendable {
             guard let job else { continue }
             let outcome = Self.perform(job)
             slot.withLock { $0.outcome = outcome }
-            Self.signal(done.write)
+            Self.signal(done.writeEnd)
         }
     }
 

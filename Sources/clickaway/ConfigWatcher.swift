@@ -1,5 +1,7 @@
+import ClickawaySystem
 import Glibc
 import Logging
+import SystemPackage
 
 /// Watches the configuration's directories with inotify and says when to reload: a burst of
 /// changes (an editor's write, rename and chmod) becomes one reload `debounceMs` after the
@@ -15,7 +17,7 @@ final class ConfigWatcher {
 
     static let debounceMs: Int64 = 150
 
-    let descriptor: Int32
+    let descriptor: FileDescriptor
     private let logger: Logger
     /// Watch descriptor → what changes in that directory count.
     private var watches: [Int32: (directory: String, counts: (String) -> Bool)] = [:]
@@ -32,16 +34,16 @@ final class ConfigWatcher {
             logger.warning("cannot watch the configuration for changes (inotify: \(String(cString: strerror(errno)))); reload with SIGHUP or `clickawayctl reload`")
             return nil
         }
-        descriptor = fd
+        descriptor = FileDescriptor(rawValue: fd)
         self.logger = logger
     }
 
-    deinit { close(descriptor) }
+    deinit { try? descriptor.close() }
 
     /// Replaces the watches. A directory that does not exist yet is waited for through its
     /// nearest existing ancestor, so creating ~/.config/clickaway/conf.d later is seen.
     func watch(_ targets: [Target]) {
-        for wd in watches.keys { inotify_rm_watch(descriptor, wd) }
+        for wd in watches.keys { inotify_rm_watch(descriptor.rawValue, wd) }
         watches = [:]
         for target in targets {
             switch target {
@@ -60,7 +62,7 @@ final class ConfigWatcher {
         var dir = directory
         var counts = counts
         while true {
-            let wd = inotify_add_watch(descriptor, dir, Self.events | UInt32(IN_ONLYDIR))
+            let wd = inotify_add_watch(descriptor.rawValue, dir, Self.events | UInt32(IN_ONLYDIR))
             if wd >= 0 {
                 let earlier = watches[wd]?.counts
                 watches[wd] = (dir, earlier.map { e in { e($0) || counts($0) } } ?? counts)
@@ -85,10 +87,9 @@ final class ConfigWatcher {
 
     /// Reads every pending inotify event; a relevant one (re)starts the debounce.
     func read(now: Int64) {
-        var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            guard n > 0 else { return }
+            var buffer: [UInt8] = []
+            guard let n = try? descriptor.readAvailable(appendingTo: &buffer, chunk: 4096), n > 0 else { return }
             var offset = 0
             while offset + MemoryLayout<inotify_event>.size <= n {
                 let (wd, mask, length) = buffer.withUnsafeBytes { raw in

@@ -1,6 +1,7 @@
 import ClickawayConfig
 import ClickawayControl
 import ClickawayCore
+import ClickawayJSON
 
 /// The control socket's requests: one JSON object per line, `{"request":NAME,...}`, each
 /// answered with one line `{"ok":true,...}` or `{"ok":false,"error":"..."}`.
@@ -23,8 +24,11 @@ extension Daemon {
             case "toggle": reply = setRectPopup(message, open: { !$0 })
             case "hit": reply = hit(message)
             case "monitor":
+                guard control.subscribe(request.client) else {
+                    reply = JSONReply.error("\(ControlServer.maxMonitors) monitors are connected already; close one first")
+                    break
+                }
                 control.send(JSONReply.ok().text, to: request.client)
-                control.subscribe(request.client)
                 return
             case let other?:
                 reply = JSONReply.error("unknown request \"\(other)\" (known: \(Self.requestNames.joined(separator: ", ")))")

@@ -1,8 +1,11 @@
 import ClickawayConfig
 import ClickawayControl
 import ClickawayCore
+import ClickawayJSON
+import ClickawaySystem
 import Glibc
 import Logging
+import SystemPackage
 
 /// What every display server shares: the configuration and its reloads, the decision
 /// engine, `rect` popups, dismissals and their commands, the control socket, systemd, and
@@ -21,6 +24,7 @@ class Daemon {
     /// `--backend`, which wins over `[settings] backend`.
     let backendOverride: Backend?
     let spawner: Spawner
+    let loop: PollLoop
     let control: ControlServer
     let watcher: ConfigWatcher?
     let notifier: SystemdNotifier?
@@ -49,15 +53,16 @@ class Daemon {
     /// then: a reload may renumber or remove their popups.
     private var announced: [UInt64: [(String, JSON)]] = [:]
     private var lastStatusLine = ""
-    private var nextWatchdog: Int64?
+    private var nextWatchdog: Deadline?
 
     init(config: LoadedConfig, configFile: String?, backend: Backend?, outputs: [String: Rect], windows: any WindowSource,
-         control: ControlServer, notifier: SystemdNotifier?, logger: Logger) {
+         loop: PollLoop, control: ControlServer, notifier: SystemdNotifier?, logger: Logger) {
         self.config = config
         self.configFile = configFile
         backendOverride = backend
         engine = DecisionEngine(model: config.model, outputs: outputs)
         self.windows = windows
+        self.loop = loop
         self.control = control
         self.notifier = notifier
         self.logger = logger
@@ -107,10 +112,10 @@ class Daemon {
     /// The popup, anchor and exclusion sources of `model` this display cannot provide.
     func unavailable(in model: ClickModel) -> [String] { [] }
     /// When the display next wants `handleDisplayEvents()` without input (a timer), if ever.
-    var displayDeadline: Int64? { nil }
+    var displayDeadline: Deadline? { nil }
     /// Other descriptors of the display to poll (sway's IPC), and what to do when one is readable.
-    var extraDescriptors: [Int32] { [] }
-    func extraDescriptorReadable(_ fd: Int32) {}
+    var extraDescriptors: [FileDescriptor] { [] }
+    func extraDescriptorReadable() {}
     /// Puts everything back as it was before the daemon started.
     func releaseDisplay() {}
 
@@ -124,7 +129,8 @@ class Daemon {
         ])
         noteUnavailableSources(config.model)
         notifier?.send("READY=1\nSTATUS=\(statusLine())")
-        if let interval = notifier?.watchdogIntervalMs { nextWatchdog = MonotonicClock.milliseconds() + interval }
+        if let interval = notifier?.watchdogIntervalMs { nextWatchdog = .inMilliseconds(interval) }
+        registerWithLoop()
         while true {
             if Signals.terminate != 0 {
                 shutDown()
@@ -134,9 +140,6 @@ class Daemon {
                 Signals.reload = 0
                 requestReload(because: "SIGHUP")
             }
-            let now = MonotonicClock.milliseconds()
-            if watcher?.takeDue(now: now) == true { requestReload(because: "a configuration file changed") }
-            pingWatchdog(now: now)
             handleDisplayEvents()
             // Only with the events read: a window already gone is not mistaken for one that
             // stayed after its dismissal.
@@ -148,7 +151,8 @@ class Daemon {
                     refresh()
                 }
             }
-            expireClosing(now: MonotonicClock.milliseconds())
+            loop.runDueDeadlines()
+            while let request = control.nextRequest() { answer(request) }
             // Drain the display's queue before sleeping: replies can pull events in unseen by poll.
             handleDisplayEvents()
             if let failure = displayFailure {
@@ -157,54 +161,51 @@ class Daemon {
                 spawner.reap()
                 return 1
             }
-            waitForInput()
+            loop.wait()
         }
     }
 
-    /// Sleeps in poll(2) until input or the next deadline: a slow command to report, a
-    /// config change to reload, a dismissed window to give up on, a watchdog ping.
-    /// With none of those pending it sleeps without a timeout.
-    private func waitForInput() {
-        prepareToWait()
-        var fds = [pollfd(fd: displayDescriptor, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: Signals.pipe.read, events: Int16(POLLIN), revents: 0)]
-        if let watcher { fds.append(pollfd(fd: watcher.descriptor, events: Int16(POLLIN), revents: 0)) }
-        let loaderSlot = fds.count
-        if let reloader { fds.append(pollfd(fd: reloader.descriptor, events: Int16(POLLIN), revents: 0)) }
-        let extras = fds.count
-        fds += extraDescriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        let fixed = fds.count
-        for (fd, wantsWrite) in control.pollDescriptors {
-            fds.append(pollfd(fd: fd, events: Int16(POLLIN) | (wantsWrite ? Int16(POLLOUT) : 0), revents: 0))
-        }
-        let now = MonotonicClock.milliseconds()
-        let deadlines = [spawner.checkSlow(now: now), watcher?.due, windows.closing.nextDeadline, nextWatchdog, displayDeadline]
-            .compactMap { $0 }
-        let timeout = deadlines.min().map { Int32(clamping: max(0, $0 - now)) } ?? -1
-        let ready = poll(&fds, nfds_t(fds.count), timeout)
-        finishWait(readable: ready > 0 && fds[0].revents != 0)
-        guard ready > 0 else { return }
-        if fds[1].revents != 0 { Signals.drain() }
-        if let watcher, fds[2].revents != 0 { watcher.read(now: MonotonicClock.milliseconds()) }
-        if reloader != nil, fds[loaderSlot].revents != 0 { reloadFinished() }
-        for p in fds[extras..<fixed] where p.revents != 0 { extraDescriptorReadable(p.fd) }
-        for p in fds.dropFirst(fixed) where p.revents != 0 {
-            let readable = p.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0
-            let writable = p.revents & Int16(POLLOUT) != 0
-            for request in control.handle(fd: p.fd, readable: readable, writable: writable) {
-                answer(request)
+    /// Each source of input and each deadline, with what to do about it. The display comes
+    /// first: libwayland's read must be finished before anything else runs.
+    private func registerWithLoop() {
+        loop.add(DisplaySource(self))
+        loop.watch(Signals.pipe.read) { _ in Signals.drain() }
+        if let watcher {
+            loop.watch(watcher.descriptor) { _ in watcher.read(now: MonotonicClock.milliseconds()) }
+            loop.schedule({ watcher.due.map(Deadline.init(milliseconds:)) }) { [unowned self] now in
+                if watcher.takeDue(now: now) { requestReload(because: "a configuration file changed") }
             }
         }
+        if let reloader { loop.watch(reloader.descriptor) { [unowned self] _ in reloadFinished() } }
+        for fd in extraDescriptors { loop.watch(fd) { [unowned self] _ in extraDescriptorReadable() } }
+        loop.schedule({ [unowned self] in spawner.nextSlowCheck }) { [unowned self] now in spawner.reportSlow(now: now) }
+        loop.schedule({ [unowned self] in windows.closing.nextDeadline.map(Deadline.init(milliseconds:)) }) { [unowned self] now in
+            expireClosing(now: now)
+        }
+        loop.schedule({ [unowned self] in nextWatchdog }) { [unowned self] now in pingWatchdog(now: now) }
+        loop.schedule({ [unowned self] in displayDeadline }) { [unowned self] _ in handleDisplayEvents() }
+    }
+
+    /// The display's connection in the loop: flushed (Wayland: a read prepared) before each
+    /// sleep, and the read finished first after it.
+    private final class DisplaySource: PollSource {
+        unowned let daemon: Daemon
+        init(_ daemon: Daemon) { self.daemon = daemon }
+        var pollDescriptor: FileDescriptor { FileDescriptor(rawValue: daemon.displayDescriptor) }
+        func prepareToSleep() -> Bool {
+            daemon.prepareToWait()
+            return false
+        }
+        func pollReturned(_ readiness: Readiness) { daemon.finishWait(readable: !readiness.isEmpty) }
     }
 
     private func pingWatchdog(now: Int64) {
-        guard let due = nextWatchdog, now >= due, let notifier, let interval = notifier.watchdogIntervalMs else { return }
+        guard let notifier, let interval = notifier.watchdogIntervalMs else { return }
         notifier.send("WATCHDOG=1")
-        nextWatchdog = now + interval
+        nextWatchdog = Deadline(milliseconds: now + interval)
     }
 
     private func expireClosing(now: Int64) {
-        guard let due = windows.closing.nextDeadline, now >= due else { return }
         let stillThere = windows.closing.expire(now: now).filter(windows.isPresent)
         for window in stillThere {
             logger.warning("a dismissed window is still there \(ClosingWindows.timeoutMs) ms later: it counts as open again",

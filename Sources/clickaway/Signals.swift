@@ -1,9 +1,11 @@
+import ClickawaySystem
 import Glibc
+import SystemPackage
 
 /// Signals only set a flag and wake the loop through a self-pipe (sxhkd's rule): the loop
 /// acts on them between events, never inside a handler.
 enum Signals {
-    nonisolated(unsafe) static var pipe: (read: Int32, write: Int32) = (-1, -1)
+    nonisolated(unsafe) static var pipe: (read: FileDescriptor, write: FileDescriptor) = (FileDescriptor(rawValue: -1), FileDescriptor(rawValue: -1))
     nonisolated(unsafe) static var reload: sig_atomic_t = 0
     nonisolated(unsafe) static var terminate: sig_atomic_t = 0
     nonisolated(unsafe) static var child: sig_atomic_t = 0
@@ -14,13 +16,7 @@ enum Signals {
         var none = sigset_t()
         sigemptyset(&none)
         sigprocmask(SIG_SETMASK, &none, nil)
-        var fds: [Int32] = [-1, -1]
-        _ = Glibc.pipe(&fds)
-        for fd in fds {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        }
-        pipe = (fds[0], fds[1])
+        if let fds = try? FileDescriptor.pipe(options: [.closeOnExec, .nonBlocking]) { pipe = (fds.readEnd, fds.writeEnd) }
         handle(SIGHUP) { _ in Signals.reload = 1; Signals.wake() }
         handle(SIGTERM) { _ in Signals.terminate = 1; Signals.wake() }
         handle(SIGINT) { _ in Signals.terminate = 1; Signals.wake() }
@@ -36,13 +32,16 @@ enum Signals {
         sigaction(signal, &action, nil)
     }
 
+    /// Async-signal-safe: one write(2), errno kept for the code the signal interrupted.
     static func wake() {
+        let saved = errno
         var byte: UInt8 = 1
-        _ = write(pipe.write, &byte, 1)
+        _ = write(pipe.write.rawValue, &byte, 1)
+        errno = saved
     }
 
     static func drain() {
-        var buffer = [UInt8](repeating: 0, count: 64)
-        while read(pipe.read, &buffer, buffer.count) > 0 {}
+        var buffer: [UInt8] = []
+        while let n = try? pipe.read.readAvailable(appendingTo: &buffer, chunk: 64), n > 0 { buffer.removeAll() }
     }
 }

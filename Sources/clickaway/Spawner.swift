@@ -1,11 +1,12 @@
 import ClickawayControl
+import ClickawaySystem
 import Glibc
 import Logging
 
-/// Runs dismiss commands: posix_spawn without a shell, each in its own process group,
-/// stdin from /dev/null, no descriptor but stdout/stderr inherited (everything else the
-/// daemon opens is close-on-exec). Children are reaped on SIGCHLD without blocking;
-/// a command still running after `slowAfterMs` is logged once and left alone.
+/// Runs dismiss commands (`Spawn`): no shell, each in its own process group, stdin from
+/// /dev/null, stdout and stderr the daemon's (the journal), no other descriptor. Children
+/// are reaped on SIGCHLD without blocking; a command still running after `slowAfterMs` is
+/// logged once and left alone.
 final class Spawner {
     private struct Child {
         var argv0: String
@@ -22,45 +23,19 @@ final class Spawner {
 
     init(logger: Logger) { self.logger = logger }
 
-    var running: Int { children.count }
-
     /// Starts a command; false when it could not be started (logged).
     @discardableResult
     func spawn(_ argv: [String], environment extra: [String: String], popup: String, window: UInt32?, now: Int64) -> Bool {
-        var env = processEnvironment()
+        var environment = processEnvironment()
         // systemd's notification variables are the daemon's own, not its children's.
-        for key in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"] { env[key] = nil }
-        for (k, v) in extra { env[k] = v }
-        let envStrings = env.map { "\($0.key)=\($0.value)" }
-
-        var attr = posix_spawnattr_t()
-        posix_spawnattr_init(&attr)
-        defer { posix_spawnattr_destroy(&attr) }
-        posix_spawnattr_setpgroup(&attr, 0)
-        // The daemon blocks nothing and ignores nothing the child should see differently.
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for s in [SIGHUP, SIGINT, SIGTERM, SIGCHLD, SIGPIPE] { sigaddset(&defaults, s) }
-        posix_spawnattr_setsigdefault(&attr, &defaults)
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attr, &empty)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-
-        var pid: pid_t = 0
-        let result = withCStrings(argv) { cArgv in
-            withCStrings(envStrings) { cEnv in
-                posix_spawnp(&pid, argv[0], &actions, &attr, cArgv, cEnv)
-            }
-        }
-        guard result == 0 else {
+        for key in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"] { environment[key] = nil }
+        environment.merge(extra) { $1 }
+        let pid: pid_t
+        do {
+            pid = try Spawn.start(argv, Spawn.Options(environment: environment, stdin: .null, ownProcessGroup: true))
+        } catch {
             logger.error("cannot run dismiss command", metadata: [
-                "popup": "\(popup)", "command": "\(argv[0])", "error": "\(String(cString: strerror(result)))",
+                "popup": "\(popup)", "command": "\(argv[0])", "error": "\(error.errno)",
             ])
             return false
         }
@@ -74,52 +49,39 @@ final class Spawner {
     @discardableResult
     func reap() -> [UInt32] {
         var failed: [UInt32] = []
-        while true {
-            var status: Int32 = 0
-            let pid = waitpid(-1, &status, WNOHANG)
-            guard pid > 0 else { return failed }
+        while let (pid, exit) = ProcessExit.reapAny() {
             guard let child = children.removeValue(forKey: pid) else { continue }
-            let exited = status & 0x7f == 0
-            let code = (status >> 8) & 0xff
-            if exited && code == 0 {
+            if exit.succeeded {
                 logger.debug("dismiss command finished", metadata: ["popup": "\(child.popup)", "pid": "\(pid)"])
                 continue
             }
             if let window = child.window { failed.append(window) }
-            if exited {
+            switch exit {
+            case .exited(let code):
                 logger.warning("dismiss command failed", metadata: [
                     "popup": "\(child.popup)", "command": "\(child.argv0)", "exit": "\(code)",
                 ])
-            } else {
+            case .killed(let signal):
                 logger.warning("dismiss command killed by a signal", metadata: [
-                    "popup": "\(child.popup)", "command": "\(child.argv0)", "signal": "\(status & 0x7f)",
+                    "popup": "\(child.popup)", "command": "\(child.argv0)", "signal": "\(signal)",
                 ])
             }
         }
+        return failed
     }
 
-    /// Logs commands that have been running for long; returns when to look again (ms), or nil.
-    func checkSlow(now: Int64) -> Int64? {
-        var next: Int64?
-        for (pid, var child) in children where !child.reportedSlow {
-            let due = child.startedAt + Self.slowAfterMs
-            if now >= due {
-                logger.warning("dismiss command still running; the daemon does not wait for it", metadata: [
-                    "popup": "\(child.popup)", "command": "\(child.argv0)", "pid": "\(pid)",
-                ])
-                child.reportedSlow = true
-                children[pid] = child
-            } else {
-                next = min(next ?? due, due)
-            }
+    /// When the next running command becomes slow enough to report.
+    var nextSlowCheck: Deadline? {
+        children.values.filter { !$0.reportedSlow }.map { Deadline(milliseconds: $0.startedAt + Self.slowAfterMs) }.min()
+    }
+
+    /// Logs the commands that have been running for `slowAfterMs`, once each.
+    func reportSlow(now: Int64) {
+        for (pid, child) in children where !child.reportedSlow && now >= child.startedAt + Self.slowAfterMs {
+            logger.warning("dismiss command still running; the daemon does not wait for it", metadata: [
+                "popup": "\(child.popup)", "command": "\(child.argv0)", "pid": "\(pid)",
+            ])
+            children[pid]?.reportedSlow = true
         }
-        return next
     }
-}
-
-private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
-    var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
-    pointers.append(nil)
-    defer { for p in pointers { free(p) } }
-    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
 }

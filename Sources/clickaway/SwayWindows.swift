@@ -1,5 +1,7 @@
-import ClickawayControl
 import ClickawayCore
+import ClickawayJSON
+import ClickawaySystem
+import ClickawayWayland
 import Glibc
 import Logging
 import SystemPackage
@@ -60,7 +62,7 @@ final class SwayWindows: WindowSource {
         _ = apply(tree: try requests.call(.getTree), now: MonotonicClock.milliseconds())
     }
 
-    var descriptors: [Int32] { [events.descriptor.rawValue, requests.descriptor.rawValue] }
+    var descriptors: [FileDescriptor] { [events.descriptor, requests.descriptor] }
     var windowCount: Int { views.count }
 
     /// Reads both connections: events ask for a new tree, replies are applied.
@@ -86,16 +88,14 @@ final class SwayWindows: WindowSource {
     func sync() -> Bool {
         guard failure == nil else { return false }
         do {
-            let deadline = MonotonicClock.milliseconds() + 2000
+            let deadline = Deadline.inMilliseconds(2000)
             while !awaiting.isEmpty {
                 for reply in try requests.read() { handle(reply.payload) }
                 guard !awaiting.isEmpty else { break }
                 // After the replies: one of them may have asked for another tree.
                 try requests.flush()
-                let left = deadline - MonotonicClock.milliseconds()
-                guard left > 0 else { throw SwayIPC.Failure(description: "sway's IPC at \(socketPath) did not answer within 2000 ms") }
-                var p = pollfd(fd: requests.descriptor.rawValue, events: Int16(POLLIN), revents: 0)
-                _ = poll(&p, 1, Int32(left))
+                guard !deadline.hasPassed() else { throw SwayIPC.Failure(description: "sway's IPC at \(socketPath) did not answer within 2000 ms") }
+                _ = try? requests.descriptor.wait(until: deadline)
             }
             _ = try events.read()
             treeStale = false
@@ -131,7 +131,7 @@ final class SwayWindows: WindowSource {
         awaiting.append(.tree)
         var before = awaiting.count  // replies up to and including this one
         do {
-            let deadline = MonotonicClock.milliseconds() + timeoutMs
+            let deadline = Deadline.inMilliseconds(timeoutMs)
             while true {
                 let writing = try requests.flush()
                 for reply in try requests.read() {
@@ -139,10 +139,8 @@ final class SwayWindows: WindowSource {
                     before -= 1
                 }
                 if before <= 0 { return true }
-                let left = deadline - MonotonicClock.milliseconds()
-                guard left > 0 else { return false }
-                var p = pollfd(fd: requests.descriptor.rawValue, events: Int16(POLLIN) | (writing ? Int16(POLLOUT) : 0), revents: 0)
-                _ = poll(&p, 1, Int32(left))
+                guard !deadline.hasPassed() else { return false }
+                _ = try? requests.descriptor.wait(for: writing ? [.readable, .writable] : .readable, until: deadline)
             }
         } catch {
             failure = "\(error)"

@@ -1,6 +1,8 @@
 import ClickawayConfig
 import ClickawayControl
 import ClickawayCore
+import ClickawayJSON
+import ClickawaySystem
 import ClickawayWayland
 import Logging
 import SystemPackage
@@ -29,14 +31,14 @@ final class WaylandDaemon: Daemon {
     /// The press of a click that goes on to what is below, until its release arrives.
     private var pendingReplays: [Pressed: Position] = [:]
     /// When sway's tree is next read while window geometry is in use (see `pollTree`).
-    private var nextTreePoll: Int64?
+    private var nextTreePoll: Deadline?
     /// Whether a `prepareRead()` awaits its `readEvents()` or `cancelRead()`.
     private var readPrepared = false
     /// The input region shrank: the compositor must have it before "opened" is announced.
     private var regionShrank = false
     private var failure: String?
 
-    init(client: WaylandClient, config: LoadedConfig, configFile: String?, backend: Backend?, control: ControlServer,
+    init(client: WaylandClient, config: LoadedConfig, configFile: String?, backend: Backend?, loop: PollLoop, control: ControlServer,
          notifier: SystemdNotifier?, swaySocket: String?, logger: Logger) throws {
         self.client = client
         // Without layer-shell there is no overlay: GNOME, for one, does not offer it.
@@ -57,7 +59,7 @@ final class WaylandDaemon: Daemon {
             windows = NoWindows()
         }
         super.init(config: config, configFile: configFile, backend: backend, outputs: [:], windows: windows,
-                   control: control, notifier: notifier, logger: logger)
+                   loop: loop, control: control, notifier: notifier, logger: logger)
         sway?.onChange = { [unowned self] in refresh() }
         try client.connection.roundtrip()
         followOutputs()
@@ -73,7 +75,7 @@ final class WaylandDaemon: Daemon {
     override var displayDescriptor: Int32 { client.connection.fileDescriptor.rawValue }
     override var displayFailure: String? { failure ?? sway?.failure }
     override func now() -> Int64 { MonotonicClock.milliseconds() }
-    override var extraDescriptors: [Int32] { sway?.descriptors ?? [] }
+    override var extraDescriptors: [FileDescriptor] { sway?.descriptors ?? [] }
 
     override func handleDisplayEvents() {
         guard failure == nil else { return }
@@ -88,7 +90,7 @@ final class WaylandDaemon: Daemon {
         pollTree()
     }
 
-    override var displayDeadline: Int64? { nextTreePoll }
+    override var displayDeadline: Deadline? { nextTreePoll }
 
     override func flushDisplay() {
         guard failure == nil else { return }
@@ -123,7 +125,7 @@ final class WaylandDaemon: Daemon {
         }
     }
 
-    override func extraDescriptorReadable(_ fd: Int32) { sway?.read() }
+    override func extraDescriptorReadable() { sway?.read() }
 
     /// One round trip: the compositor has handled every request sent before, and every event
     /// it sent before is handled here; a second one for the requests those events caused.
@@ -283,7 +285,7 @@ final class WaylandDaemon: Daemon {
     /// Asks for sway's tree every `treePollMs` while a popup is open and a window plays a
     /// role (a window popup, anchor or exclusion); otherwise no timer runs at all.
     private func pollTree() {
-        guard let due = nextTreePoll, MonotonicClock.milliseconds() >= due else { return }
+        guard let due = nextTreePoll, due.hasPassed() else { return }
         sway?.requestTree()
         nextTreePoll = nil
         scheduleTreePolls()
@@ -294,7 +296,7 @@ final class WaylandDaemon: Daemon {
             nextTreePoll = nil
             return
         }
-        if nextTreePoll == nil { nextTreePoll = MonotonicClock.milliseconds() + Self.treePollMs }
+        if nextTreePoll == nil { nextTreePoll = .inMilliseconds(Self.treePollMs) }
     }
 
     // MARK: - Outputs and the overlay

@@ -1,6 +1,8 @@
 import ClickawayConfig
 import ClickawayControl
 import ClickawayCore
+import ClickawayJSON
+import ClickawaySystem
 import ClickawayX11
 import Glibc
 import Logging
@@ -30,7 +32,7 @@ final class X11Daemon: Daemon {
         case shield = "x11-shield"
     }
 
-    init(x: XConnection, config: LoadedConfig, configFile: String?, backend: Backend?, control: ControlServer,
+    init(x: XConnection, config: LoadedConfig, configFile: String?, backend: Backend?, loop: PollLoop, control: ControlServer,
          notifier: SystemdNotifier?, logger: Logger) throws(XError) {
         self.x = x
         screen = x.screenRect
@@ -47,7 +49,7 @@ final class X11Daemon: Daemon {
         grabs = Grabs(x: x, logger: logger)
         escape = EscapeKey(x: x, grabs: grabs, logger: logger)
         super.init(config: config, configFile: configFile, backend: backend, outputs: (try? x.outputs()) ?? [:],
-                   windows: tracker, control: control, notifier: notifier, logger: logger)
+                   windows: tracker, loop: loop, control: control, notifier: notifier, logger: logger)
         // SubstructureNotify on root may be selected by any number of clients; ButtonPress may not.
         if let error = x.check(x.selectInput(x.root, .substructureNotify)) {
             throw .request("ChangeWindowAttributes", error)
@@ -179,7 +181,7 @@ final class X11Daemon: Daemon {
             logger.debug("X error", metadata: ["error": "\(error)"])
         default:
             if tracker.apply(event, now: clock.now()) { refresh() }
-            if interception == .shield { shield?.keepOnTop(stacking: tracker.stacking, now: ServerClock.monotonicMilliseconds()) }
+            if interception == .shield { shield?.keepOnTop(stacking: tracker.stacking, now: MonotonicClock.milliseconds()) }
         }
     }
 

@@ -2,7 +2,8 @@ import ArgumentParser
 import ClickawayConfig
 import ClickawayControl
 import ClickawayCore
-import Glibc
+import ClickawayJSON
+import ClickawaySystem
 
 /// Exit codes: 0 ok, 1 refused or invalid, 2 unreadable input or daemon unreachable.
 @main
@@ -19,10 +20,7 @@ struct ClickawayCtl: ParsableCommand {
                       Monitor.self, Pick.self])
 }
 
-func printError(_ message: String) {
-    let text = message + "\n"
-    _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
-}
+func printError(_ message: String) { StandardStreams.error(message) }
 
 extension CompletionKind {
     /// The `rect` popups of the configuration file (the XDG lookup), the names open, close

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ClickawayControl
-import Glibc
+import ClickawayJSON
+import ClickawaySystem
 
 struct Reload: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -61,9 +62,8 @@ struct Monitor: ParsableCommand {
                 throw ExitCode(1)
             }
             while let event = try client.receive(timeoutMs: -1) {
-                // Straight to the descriptor: a pipe reader sees each event as it happens.
-                let line = event.text + "\n"
-                _ = line.utf8CString.withUnsafeBufferPointer { write(1, $0.baseAddress, $0.count - 1) }
+                // Unbuffered: a pipe reader sees each event as it happens.
+                StandardStreams.output(event.text)
             }
         } catch let error as ControlClient.Failure {
             printError("clickawayctl: \(error)")

@@ -1,6 +1,8 @@
 import ArgumentParser
 import ClickawayControl
 import ClickawayCore
+import ClickawayJSON
+import ClickawaySystem
 import ClickawayTOML
 import ClickawayX11
 
@@ -73,10 +75,10 @@ struct Pick: ParsableCommand {
             }
             printError("clickawayctl: click the window to describe with button 1 (another button cancels; "
                        + "giving up after \(timeout) s)")
-            press = try waitForPress(x, until: .now + .seconds(timeout))
+            press = try waitForPress(x, until: Deadline(after: .seconds(timeout)))
             // Wait for the release too (bounded: the user may hold the button), so that it does
             // not reach the window under the pointer once the grab is gone.
-            let releaseDeadline = ContinuousClock.now + .seconds(5)
+            let releaseDeadline = Deadline(after: .seconds(5))
             while let event = try x.nextEvent(before: releaseDeadline) {
                 if case let .buttonRelease(b) = event, b.button == press.button { break }
             }
@@ -91,7 +93,7 @@ struct Pick: ParsableCommand {
     }
 
     /// The first press of a button other than the wheel's.
-    private func waitForPress(_ x: XConnection, until deadline: ContinuousClock.Instant) throws -> ButtonEvent {
+    private func waitForPress(_ x: XConnection, until deadline: Deadline) throws -> ButtonEvent {
         while let event = try x.nextEvent(before: deadline) {
             if case let .buttonPress(press) = event, !(4...7).contains(press.button) { return press }
         }

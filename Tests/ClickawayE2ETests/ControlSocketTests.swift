@@ -1,6 +1,10 @@
 import ClickawayControl
+import ClickawayJSON
+import ClickawaySystem
 import Foundation
 import Glibc
+import ProcessSupport
+import SystemPackage
 import Testing
 import XTestHarness
 
@@ -12,13 +16,11 @@ struct ControlSocketTests {
 
     /// A raw connection, to send what ControlClient never would.
     static func connect(_ path: String) throws -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0, let address = unixAddress(path) else { throw HarnessError("cannot create a socket for \(path)") }
-        guard withSockaddr(address, { Glibc.connect(fd, $0, $1) }) == 0 else {
-            close(fd)
-            throw HarnessError("cannot connect to \(path): errno \(errno)")
+        do {
+            return try FileDescriptor.connectedUnixSocket(try UnixSocketAddress(path: path)).rawValue
+        } catch {
+            throw HarnessError("cannot connect to \(path): \(error)")
         }
-        return fd
     }
 
     static func send(_ fd: Int32, _ bytes: [UInt8]) -> Int {

@@ -1,7 +1,9 @@
 import ClickawayControl
 import ClickawayCore
+import ClickawayJSON
 import ClickawayX11
 import Foundation
+import ProcessSupport
 import Testing
 import XTestHarness
 

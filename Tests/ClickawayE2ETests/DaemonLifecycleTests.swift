@@ -1,8 +1,10 @@
 import ClickawayControl
 import ClickawayCore
+import ClickawayJSON
 import ClickawayX11
 import Foundation
 import Glibc
+import ProcessSupport
 import Testing
 import XTestHarness
 

@@ -1,6 +1,7 @@
 import ClickawayCore
 import ClickawayX11
 import Foundation
+import ProcessSupport
 import Testing
 import XTestHarness
 

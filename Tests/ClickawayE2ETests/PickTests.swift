@@ -1,8 +1,10 @@
 import ClickawayConfig
 import ClickawayControl
 import ClickawayCore
+import ClickawayJSON
 import ClickawayX11
 import Foundation
+import ProcessSupport
 import Testing
 import XTestHarness
 

@@ -1,6 +1,8 @@
 import ClickawayControl
 import ClickawayCore
+import ClickawayJSON
 import Foundation
+import ProcessSupport
 import Testing
 import XTestHarness
 

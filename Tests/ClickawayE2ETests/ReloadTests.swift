@@ -1,7 +1,9 @@
 import ClickawayControl
 import ClickawayCore
+import ClickawayJSON
 import Foundation
 import Glibc
+import ProcessSupport
 import Testing
 import XTestHarness
 

@@ -1,5 +1,7 @@
 import ClickawayControl
+import ClickawayJSON
 import Foundation
+import ProcessSupport
 import Testing
 import XTestHarness
 

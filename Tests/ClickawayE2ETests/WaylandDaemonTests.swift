@@ -1,7 +1,9 @@
 import ClickawayControl
 import ClickawayCore
+import ClickawayJSON
 import ClickawayWayland
 import Foundation
+import ProcessSupport
 import Testing
 import WaylandHarness
 import XTestHarness

@@ -1,4 +1,5 @@
 import ClickawayWayland
+import ProcessSupport
 import Testing
 import WaylandHarness
 

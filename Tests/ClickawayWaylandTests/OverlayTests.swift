@@ -1,5 +1,6 @@
 import ClickawayCore
 import ClickawayWayland
+import ProcessSupport
 import Testing
 import WaylandHarness
 

@@ -1,6 +1,6 @@
 import ClickawayCore
-import Testing
 @testable import ClickawayWayland
+import Testing
 
 /// The arithmetic behind exact positions, without a compositor: where the virtual
 /// pointer's absolute motion lands, and how a point rounded into a hole is put back.

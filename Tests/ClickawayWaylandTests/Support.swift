@@ -1,8 +1,8 @@
 import ClickawayCore
 import ClickawayWayland
+import ProcessSupport
 import Testing
 import WaylandHarness
-import XTestHarness
 
 /// A headless compositor with the overlay's client, a test client covering its first
 /// output below the overlay, and an injector to click with (the compositor's `TestDesk`).

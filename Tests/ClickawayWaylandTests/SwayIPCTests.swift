@@ -1,5 +1,7 @@
-import ClickawayControl
+import ClickawayJSON
+import ClickawaySystem
 import ClickawayWayland
+import ProcessSupport
 import Testing
 import WaylandHarness
 

@@ -1,5 +1,6 @@
 import ClickawayCore
 import ClickawayX11
+import ProcessSupport
 import Testing
 import XTestHarness
 

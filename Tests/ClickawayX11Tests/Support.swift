@@ -1,4 +1,5 @@
 import ClickawayX11
+import ProcessSupport
 import XTestHarness
 
 /// Runs `body` against a fresh Xvfb of its own, so tests can run in parallel; the server

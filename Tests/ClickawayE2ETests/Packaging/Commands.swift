@@ -1,4 +1,5 @@
 import Foundation
+import ProcessSupport
 import XTestHarness
 
 /// The repository, and the programs and trees the packaging tests work on.

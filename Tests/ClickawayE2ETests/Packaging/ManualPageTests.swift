@@ -1,5 +1,6 @@
 import ClickawayConfig
 import Foundation
+import ProcessSupport
 import Testing
 import XTestHarness
 

@@ -1,8 +1,8 @@
-import ClickawayControl
 import ClickawayCore
+import ClickawayJSON
 import ClickawayWayland
 import Foundation
-import XTestHarness
+import ProcessSupport
 
 /// The compositors the tests run: two wlroots ones and KWin.
 public enum CompositorKind: String, CaseIterable, Sendable, CustomStringConvertible {
@@ -94,14 +94,14 @@ public final class HeadlessCompositor {
                 let argv = (command ?? []) + ["env", "-i"] + launch.environment.map { "\($0.key)=\($0.value)" }.sorted() + step.command
                 let process = try ChildProcess(argv, environment: ["PATH": "/usr/bin:/bin"])
                 started.append(process)
-                try Self.poll("\(step.command[0]) to create \(step.readyPath)", timeout: timeout) {
+                try eventually("\(step.command[0]) to create \(step.readyPath)", timeout: timeout, every: .milliseconds(20)) {
                     try process.checkRunning(while: "starting")
                     return FileManager.default.fileExists(atPath: step.readyPath)
                 }
             }
             // wlroots takes the first free wayland-N.
             socket = launch.waylandSocket
-            try Self.poll("\(kind) to create its Wayland socket in \(directory)", timeout: timeout) {
+            try eventually("\(kind) to create its Wayland socket in \(directory)", timeout: timeout, every: .milliseconds(20)) {
                 try started.last?.checkRunning(while: "starting")
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
                 socket = socket ?? names.sorted().first { $0.hasPrefix("wayland-") && !$0.hasSuffix(".lock") }.map { directory + "/" + $0 }
@@ -316,16 +316,6 @@ public final class HeadlessCompositor {
         return copy
     }
 
-    /// Polls `condition` every 20 ms until it holds, at most `timeout`: a compositor writes
-    /// no file or event that says "ready".
-    private static func poll(_ what: String, timeout: Duration, _ condition: () throws -> Bool) throws {
-        let deadline = ContinuousClock.now + timeout
-        while try !condition() {
-            guard ContinuousClock.now < deadline else { throw HarnessError("timed out after \(timeout) waiting for \(what)") }
-            usleep(20_000)
-        }
-    }
-
     private static func give(_ directory: String, to user: (name: String, uid: uid_t, gid: gid_t)) throws {
         for path in [directory] + ((try? FileManager.default.subpathsOfDirectory(atPath: directory)) ?? []).map({ directory + "/" + $0 }) {
             guard chown(path, user.uid, user.gid) == 0 else {
@@ -355,7 +345,7 @@ public final class HeadlessCompositor {
     private func waitUntilReady(timeout: Duration) throws {
         var lastError = "no connection yet"
         do {
-            try Self.poll("\(kind) to describe its output to a client", timeout: timeout) {
+            try eventually("\(kind) to describe its output to a client", timeout: timeout, every: .milliseconds(20)) {
                 try checkRunning(while: "starting")
                 do {
                     let client = try WaylandClient(display: waylandSocket)

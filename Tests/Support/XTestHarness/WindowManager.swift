@@ -1,6 +1,7 @@
 import CXCB
 import ClickawayX11
 import Foundation
+import ProcessSupport
 
 /// The X11 window managers the end-to-end tests run under, each as Debian packages it.
 public enum WindowManagerKind: String, CaseIterable, Sendable, CustomStringConvertible {

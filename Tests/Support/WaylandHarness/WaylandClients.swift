@@ -1,6 +1,7 @@
 import ClickawayCore
+import ClickawaySystem
 import ClickawayWayland
-import XTestHarness
+import ProcessSupport
 
 extension WaylandConnection {
     /// Dispatches events until `condition` gives a value, at most `timeout`; then round-trips,
@@ -11,16 +12,15 @@ extension WaylandConnection {
     public func wait<T>(
         for what: String, timeout: Duration = .seconds(5), check: () throws -> Void = {}, _ condition: () throws -> T?
     ) throws -> T {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = Deadline(after: timeout)
         while true {
             if let value = try condition() {
                 try roundtrip()
                 return value
             }
             try check()
-            let left = waitMilliseconds(until: deadline)
-            guard left > 0 else { throw HarnessError("timed out after \(timeout) waiting for \(what)") }
-            try dispatch(waitingAtMost: min(left, 100))
+            guard !deadline.hasPassed() else { throw HarnessError("timed out after \(timeout) waiting for \(what)") }
+            try dispatch(waitingAtMost: min(deadline.pollTimeout(), 100))
         }
     }
 }
@@ -175,12 +175,4 @@ public final class TestInput {
         try client.connection.roundtrip()
         try client.connection.roundtrip()
     }
-}
-
-/// Milliseconds left until `deadline`, for poll(2); 0 once it has passed.
-func waitMilliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
-    let left = deadline - .now
-    guard left > .zero else { return 0 }
-    let (seconds, attoseconds) = left.components
-    return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
 }

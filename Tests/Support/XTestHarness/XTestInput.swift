@@ -1,5 +1,6 @@
 import CXCB
 import ClickawayX11
+import ProcessSupport
 
 /// Synthetic pointer input through the XTEST extension, on its own connection.
 /// Every call returns only after the server processed the input, so the events it caused

@@ -1,5 +1,5 @@
-import Foundation
 import ClickawayWayland
+import Foundation
 
 /// A test's place at a compositor: the compositor, a client covering its first output on
 /// the background layer (below windows and any overlay) that records the clicks and

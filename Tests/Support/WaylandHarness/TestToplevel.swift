@@ -1,7 +1,7 @@
 import CWaylandClient
 import CWaylandProtocols
 import ClickawayWayland
-import XTestHarness
+import ProcessSupport
 
 /// A test window: an xdg-shell toplevel with an app_id and a title, on a connection of its
 /// own, that records the presses it receives and whether the compositor asked it to close

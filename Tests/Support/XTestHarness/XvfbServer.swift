@@ -1,4 +1,7 @@
+import ClickawaySystem
 import Foundation
+import ProcessSupport
+import SystemPackage
 
 /// A private Xvfb for one test: it picks a free display itself (-displayfd) and is gone
 /// after `stop()` or deinit.
@@ -10,10 +13,10 @@ public final class XvfbServer {
     public init(width: Int = 1280, height: Int = 720, timeout: Duration = .seconds(10)) throws {
         // -displayfd 1: Xvfb writes the display number it chose to its stdout once it
         // accepts connections.
-        let (readEnd, writeEnd) = try socketPair()
-        defer { close(readEnd) }
+        let (readEnd, writeEnd) = try FileDescriptor.pipe(options: .closeOnExec)
+        defer { try? readEnd.close() }
         do {
-            defer { close(writeEnd) }
+            defer { try? writeEnd.close() }
             process = try ChildProcess(
                 ["Xvfb", "-displayfd", "1", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp"],
                 stdout: writeEnd)
@@ -27,22 +30,19 @@ public final class XvfbServer {
         process.stop()
     }
 
-    private static func readDisplayNumber(_ fd: Int32, _ process: ChildProcess, timeout: Duration) throws -> Int {
-        let deadline = ContinuousClock.now + timeout
-        var text = ""
-        while !text.contains("\n") {
-            let left = millisecondsLeft(until: deadline)
-            guard left > 0, waitReadable(fd, milliseconds: left) else {
+    private static func readDisplayNumber(_ fd: FileDescriptor, _ process: ChildProcess, timeout: Duration) throws -> Int {
+        let deadline = Deadline(after: timeout)
+        var bytes: [UInt8] = []
+        while !bytes.contains(0x0A) {
+            guard (try? fd.wait(until: deadline))?.canRead == true else {
                 throw HarnessError("Xvfb did not report a display number within \(timeout)\n\(process.logTail)")
             }
-            var buffer = [UInt8](repeating: 0, count: 64)
-            let n = read(fd, &buffer, buffer.count)
-            guard n > 0 else {
+            guard let n = try? fd.readAvailable(appendingTo: &bytes, chunk: 64), n > 0 else {
                 try process.checkRunning(while: "starting")
                 throw HarnessError("Xvfb closed its -displayfd pipe without a display number\n\(process.logTail)")
             }
-            text += String(decoding: buffer[..<n], as: UTF8.self)
         }
+        let text = String(decoding: bytes, as: UTF8.self)
         guard let number = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw HarnessError("Xvfb reported \"\(text)\" instead of a display number")
         }

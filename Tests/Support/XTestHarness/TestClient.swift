@@ -1,7 +1,8 @@
 import CXCB
-import Glibc
 import ClickawayCore
 import ClickawayX11
+import Glibc
+import ProcessSupport
 
 /// A button press or release as a test window saw it, relative to the window.
 public struct Click: Equatable, Sendable, CustomStringConvertible {

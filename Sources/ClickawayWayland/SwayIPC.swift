@@ -1,7 +1,10 @@
+import ClickawayJSON
+import ClickawaySystem
 import Glibc
 import SystemPackage
 
-/// One connection to sway's IPC socket (the i3 IPC protocol): messages are "i3-ipc", a
+/// One connection to sway's IPC socket (the i3 IPC protocol), beside the Wayland protocol:
+/// where the windows are, which Wayland tells no client.: messages are "i3-ipc", a
 /// 32-bit payload length and a 32-bit type in host byte order, then JSON. Replies come in
 /// the order of the requests; events (type with the high bit set) come in between once
 /// subscribed.
@@ -38,20 +41,16 @@ public final class SwayIPC {
 
     public init(path: String) throws(Failure) {
         self.path = path
-        guard let address = unixAddress(path) else {
+        let address: UnixSocketAddress
+        do { address = try UnixSocketAddress(path: path) } catch {
             throw Failure(description: "sway's IPC path ($SWAYSOCK) is too long for a socket address: \(path)")
         }
         do {
-            descriptor = try newStreamSocket()
+            descriptor = try FileDescriptor.connectedUnixSocket(address)
+            try descriptor.setNonBlocking()
         } catch {
-            throw Failure(description: "cannot create a socket for sway's IPC: \(error)")
+            throw Failure(description: "cannot connect to sway's IPC at \(path) ($SWAYSOCK): \(error)")
         }
-        guard withSockaddr(address, { connect(descriptor.rawValue, $0, $1) }) == 0 else {
-            let reason = Errno(rawValue: errno)
-            try? descriptor.close()
-            throw Failure(description: "cannot connect to sway's IPC at \(path) ($SWAYSOCK): \(reason)")
-        }
-        setNonBlocking(descriptor)
     }
 
     deinit { try? descriptor.close() }
@@ -69,11 +68,11 @@ public final class SwayIPC {
     @discardableResult
     public func flush() throws(Failure) -> Bool {
         while !output.isEmpty {
-            let n = output.withUnsafeBytes { write(descriptor.rawValue, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EAGAIN || errno == EINTR { return true }
-                throw Failure(description: "cannot write to sway's IPC at \(path): \(Errno(rawValue: errno))")
+            let n: Int
+            do { n = try descriptor.writeAvailable(output) } catch {
+                throw Failure(description: "cannot write to sway's IPC at \(path): \(error)")
             }
+            if n == 0 { return true }
             output.removeFirst(n)
         }
         return false
@@ -81,17 +80,13 @@ public final class SwayIPC {
 
     /// Reads what the socket holds and returns the complete messages, oldest first.
     public func read() throws(Failure) -> [Message] {
-        var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(descriptor.rawValue, $0.baseAddress, $0.count) }
-            if n > 0 {
-                input += buffer[..<n]
-                continue
+            let n: Int?
+            do { n = try descriptor.readAvailable(appendingTo: &input) } catch {
+                throw Failure(description: "cannot read from sway's IPC at \(path): \(error)")
             }
+            guard let n else { break }
             if n == 0 { throw Failure(description: "sway closed its IPC connection at \(path)") }
-            if errno == EINTR { continue }
-            if errno == EAGAIN { break }
-            throw Failure(description: "cannot read from sway's IPC at \(path): \(Errno(rawValue: errno))")
         }
         var messages: [Message] = []
         while input.count >= 14 {
@@ -120,14 +115,12 @@ public final class SwayIPC {
     /// dropped: call it before subscribing, or where a fresh state follows.
     public func call(_ type: MessageType, _ payload: String = "", timeoutMs: Int64 = 2000) throws(Failure) -> JSON {
         send(type, payload)
-        let deadline = MonotonicClock.milliseconds() + timeoutMs
+        let deadline = Deadline.inMilliseconds(timeoutMs)
         while true {
             let writing = try flush()
             if let reply = try read().first(where: { !$0.isEvent }) { return reply.payload }
-            let left = deadline - MonotonicClock.milliseconds()
-            guard left > 0 else { throw Failure(description: "sway's IPC at \(path) did not answer within \(timeoutMs) ms") }
-            var p = pollfd(fd: descriptor.rawValue, events: Int16(POLLIN) | (writing ? Int16(POLLOUT) : 0), revents: 0)
-            _ = poll(&p, 1, Int32(left))
+            guard !deadline.hasPassed() else { throw Failure(description: "sway's IPC at \(path) did not answer within \(timeoutMs) ms") }
+            _ = try? descriptor.wait(for: writing ? [.readable, .writable] : .readable, until: deadline)
         }
     }
 }

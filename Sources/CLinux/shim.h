@@ -1,0 +1,40 @@
+#ifndef CLICKAWAY_CLINUX_SHIM_H
+#define CLICKAWAY_CLINUX_SHIM_H
+
+// The few glibc functions Swift's Glibc module hides behind _GNU_SOURCE, declared as glibc
+// defines them (spawn.h, sys/socket.h), and the credentials of a Unix socket's peer.
+
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+
+/// Closes every descriptor from `from` up in the child (glibc 2.34).
+static inline int clinux_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
+
+/// accept(2) with SOCK_CLOEXEC and SOCK_NONBLOCK set atomically (`flags`).
+static inline int clinux_accept4(int fd, int flags) {
+    return accept4(fd, 0, 0, flags);
+}
+
+/// struct ucred, which sys/socket.h declares only under _GNU_SOURCE.
+struct clinux_peer_credentials {
+    pid_t pid;
+    uid_t uid;
+    gid_t gid;
+};
+
+/// The uid of the process at the other end of a connected Unix socket (SO_PEERCRED); -1 on failure.
+static inline int clinux_peer_uid(int fd, uid_t *uid) {
+    struct clinux_peer_credentials credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+    *uid = credentials.uid;
+    return 0;
+}
+
+#endif

@@ -1,0 +1,90 @@
+import ClickawaySystem
+import SystemPackage
+import Testing
+
+@Suite struct PollLoopTests {
+    @Test func aWatchRunsWhenItsDescriptorIsReadableAndNotBefore() throws {
+        let loop = PollLoop()
+        let (readEnd, writeEnd) = try FileDescriptor.pipe(options: [.closeOnExec, .nonBlocking])
+        defer { try? readEnd.close(); try? writeEnd.close() }
+        var seen: [Readiness] = []
+        loop.watch(readEnd) { seen.append($0) }
+        let wakeUp = Deadline.inMilliseconds(20)
+        loop.schedule({ wakeUp }) { _ in }
+        loop.wait()
+        #expect(seen.isEmpty)
+        try writeEnd.writeAll([1])
+        loop.wait()
+        #expect(seen == [.readable])
+    }
+
+    @Test func deadlinesFireOnceDueAndOnlyThen() {
+        let loop = PollLoop()
+        var due: Deadline? = .inMilliseconds(30)
+        var fired = 0
+        loop.schedule({ due }) { _ in
+            fired += 1
+            due = nil
+        }
+        loop.runDueDeadlines()
+        #expect(fired == 0)
+        #expect(loop.nextDeadline == due)
+        loop.wait()  // sleeps until the deadline: no descriptor is watched
+        #expect(due!.hasPassed())
+        loop.runDueDeadlines()
+        loop.runDueDeadlines()
+        #expect(fired == 1)
+        #expect(loop.nextDeadline == nil)
+    }
+
+    final class Recorder: PollSource {
+        let pollDescriptor: FileDescriptor
+        var busy = false
+        var log: [String] = []
+        let name: String
+        init(_ fd: FileDescriptor, _ name: String) {
+            pollDescriptor = fd
+            self.name = name
+        }
+        func prepareToSleep() -> Bool {
+            log.append("prepare")
+            return busy
+        }
+        func pollReturned(_ readiness: Readiness) { log.append(readiness.isEmpty ? "nothing" : "ready") }
+    }
+
+    @Test func sourcesHearEveryWaitInOrderAndABusyOneKeepsTheLoopAwake() throws {
+        let loop = PollLoop()
+        let (readEnd, writeEnd) = try FileDescriptor.pipe(options: [.closeOnExec, .nonBlocking])
+        defer { try? readEnd.close(); try? writeEnd.close() }
+        let first = Recorder(readEnd, "first")
+        first.busy = true
+        var order: [String] = []
+        loop.add(first)
+        loop.watch(readEnd) { _ in order.append("watch after \(first.log.last ?? "")") }
+        // No deadline and nothing to read: only `busy` keeps this from sleeping forever.
+        loop.wait()
+        #expect(first.log == ["prepare", "nothing"])
+        try writeEnd.writeAll([1])
+        loop.wait()
+        #expect(first.log == ["prepare", "nothing", "prepare", "ready"])
+        #expect(order == ["watch after ready"])
+    }
+
+    @Test func aHandlerMayRemoveAnotherRegistration() throws {
+        let loop = PollLoop()
+        let (readEnd, writeEnd) = try FileDescriptor.pipe(options: [.closeOnExec, .nonBlocking])
+        defer { try? readEnd.close(); try? writeEnd.close() }
+        var calls: [String] = []
+        var second: PollLoop.Registration?
+        loop.watch(readEnd) { _ in
+            calls.append("first")
+            if let second { loop.remove(second) }
+        }
+        second = loop.watch(readEnd) { _ in calls.append("second") }
+        try writeEnd.writeAll([1])
+        loop.wait()
+        loop.wait()
+        #expect(calls == ["first", "first"])
+    }
+}
