@@ -42,11 +42,18 @@ let package = Package(
             "ClickawayCore", "ClickawayJSON", "ClickawaySystem",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
-        .executableTarget(name: "clickaway", dependencies: [
-            "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayX11", "ClickawayWayland", "ClickawaySystem", "ClickawayJSON",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        // The daemon: the loop, the decisions' answers and what follows them, behind the
+        // Display protocol that the X11 and Wayland displays implement.
+        .target(name: "ClickawayDaemon", dependencies: [
+            "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayJSON", "ClickawaySystem", "ClickawayX11",
+            "ClickawayWayland",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+        // The two programs: command lines only.
+        .executableTarget(name: "clickaway", dependencies: [
+            "ClickawayCore", "ClickawayDaemon",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "clickawayctl", dependencies: [
             "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayX11", "ClickawayTOML", "ClickawaySystem", "ClickawayJSON",
@@ -69,7 +76,8 @@ let package = Package(
             "CXCB", "ClickawayCore", "ClickawaySystem", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // Test support, beside the tests: `Sources/` is the product.
-        // Programs run for a test (Xvfb, window managers, compositors) and bounded waits.
+        // Programs run for a test (Xvfb, window managers, compositors), bounded waits, and a
+        // stand-in for systemd's notification socket.
         .target(name: "ProcessSupport", dependencies: [
             "ClickawaySystem", .product(name: "SystemPackage", package: "swift-system"),
         ], path: "Tests/Support/ProcessSupport"),
@@ -107,6 +115,16 @@ let package = Package(
         .testTarget(name: "ClickawayWaylandTests", dependencies: [
             "ClickawayWayland", "WaylandHarness", "ClickawayCore", "ClickawayJSON", "ProcessSupport", "ClickawaySystem",
         ]),
+        // The daemon's parts without a display: the roster, closing windows, the watcher's
+        // debounce, lock combinations and button masks, systemd's notifications.
+        .testTarget(name: "ClickawayDaemonTests", dependencies: [
+            "ClickawayDaemon", "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawaySystem", "ClickawayX11",
+            "ProcessSupport",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+        // The control protocol's types, and the README and bench/clickbench.c held to them.
+        .testTarget(name: "ClickawayControlTests", dependencies: ["ClickawayControl", "ClickawayCore", "ClickawayJSON"]),
         // The system layer's parts, without X or Wayland.
         .testTarget(name: "ClickawaySystemTests", dependencies: [
             "ClickawaySystem", .product(name: "SystemPackage", package: "swift-system"),

@@ -72,7 +72,7 @@ struct PopupOptions {
     var graceMs: Int64?
     var dismiss: DismissAction?
     var escape: Bool?
-    var escapeKey: OutsideClick?
+    var escapeKey: EscapeOutcome?
 
     static let builtIn = PopupOptions(outsideClick: .swallow, trigger: .press, buttons: .standard,
                                       graceMs: 150, dismiss: .close, escape: false, escapeKey: .swallow)

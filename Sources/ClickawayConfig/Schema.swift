@@ -59,7 +59,7 @@ extension ConfigReader {
                      graceMs: t["grace_ms"].flatMap { integer($0, in: 0...Schema.graceLimitMs) }.map(Int64.init),
                      dismiss: t["dismiss"].flatMap(dismissAction),
                      escape: t["escape"].flatMap(bool),
-                     escapeKey: t["escape_key"].flatMap { choice($0, of: OutsideClick.self) })
+                     escapeKey: t["escape_key"].flatMap { choice($0, of: EscapeOutcome.self) })
     }
 
     /// nil for a popup without a usable name, once its other errors are reported: the file

@@ -212,7 +212,7 @@ public final class ControlServer {
                 c.unanswered += 1
                 requests.append(Request(client: c.fd.rawValue, serial: c.serial, line: text))
             case .tooLong:
-                send(JSONReply.error("request longer than \(Self.maxLine) bytes").text, to: c.fd.rawValue, answering: false, thenClose: true)
+                send(Refusal("request longer than \(Self.maxLine) bytes").json.text, to: c.fd.rawValue, answering: false, thenClose: true)
                 return
             }
         }
@@ -238,10 +238,4 @@ public final class ControlServer {
         requests.removeAll { $0.client == fd && $0.serial == c.serial }
         try? c.fd.close()
     }
-}
-
-/// Reply lines: `{"ok":true,...}` or `{"ok":false,"error":"..."}`.
-public enum JSONReply {
-    public static func ok(_ fields: [(String, JSON)] = []) -> JSON { .object([("ok", .bool(true))] + fields) }
-    public static func error(_ message: String) -> JSON { .object([("ok", .bool(false)), ("error", .string(message))]) }
 }

@@ -4,8 +4,8 @@ public final class ClickModel: Sendable {
     public let popups: [PopupSpec]
     public let exclusions: [ExclusionSpec]
     let regions: RegionTable
-    /// Index of each popup's parent, or -1.
-    public let parentOf: [Int32]
+    /// Index of each popup's parent, or -1: what the decision loop reads.
+    let parentOf: [Int32]
     /// What the press path needs of each popup, as plain values: no strings or arrays to retain.
     let traits: [PopupTraits]
     private let indexByName: [String: Int32]
@@ -41,7 +41,17 @@ public final class ClickModel: Sendable {
         regions.ancestry(of: node).map { regions.paths[Int($0)] }
     }
 
-    public func popupOf(region node: Int32) -> Int32 { regions.nodes[Int(node)].popup }
+    /// The popup's parent (`parent = "..."`), nil for a top-level popup.
+    public func parent(of popup: Int32) -> Int32? {
+        let parent = parentOf[Int(popup)]
+        return parent >= 0 ? parent : nil
+    }
+
+    /// The popups nested in `popup`, at any depth.
+    public func descendants(of popup: Int32) -> [Int32] {
+        let children = popups.indices.map(Int32.init).filter { parentOf[Int($0)] == popup }
+        return children + children.flatMap(descendants(of:))
+    }
 
     /// What a window with these properties is: the first popup in config order that it
     /// opens, the popups it anchors, and whether it is excluded.

@@ -1,3 +1,16 @@
+/// Which open popup: the window a window popup is (an X window, sway's container id), or
+/// a `rect` popup opened by command (numbered by the daemon, kept across reloads).
+public enum InstanceID: Hashable, Sendable {
+    case window(UInt32)
+    case rect(UInt64)
+
+    /// The window, for a window popup.
+    public var window: UInt32? {
+        if case .window(let window) = self { return window }
+        return nil
+    }
+}
+
 /// One open popup: a window that matches a popup's `window`, or a `rect` popup opened by command.
 public struct PopupInstance: Sendable, Equatable {
     /// Index of the popup in `ClickModel.popups`.
@@ -6,10 +19,9 @@ public struct PopupInstance: Sendable, Equatable {
     public var rect: Rect
     /// Milliseconds on the same clock as the pointer events' times.
     public var openedAt: Int64
-    /// Backend identity: an X window id, or a synthetic id for `rect` popups.
-    public var id: UInt64
+    public var id: InstanceID
 
-    public init(popup: Int32, rect: Rect, openedAt: Int64, id: UInt64) {
+    public init(popup: Int32, rect: Rect, openedAt: Int64, id: InstanceID) {
         self.popup = popup
         self.rect = rect
         self.openedAt = openedAt
@@ -33,13 +45,13 @@ public struct Area: Sendable, Equatable {
 
 public struct Hit: Sendable, Equatable {
     /// `PopupInstance.id` of the popup that was hit.
-    public var instance: UInt64
+    public var instance: InstanceID
     public var popup: Int32
     /// Region node hit (after redirect).
     public var region: Int32
     /// The instance physically under the pointer: differs from `instance` when a redirect
     /// sends the hit to another popup. Both count as inside.
-    public var touched: UInt64
+    public var touched: InstanceID
 }
 
 public struct Decision: Sendable, Equatable {
@@ -94,7 +106,7 @@ public final class DecisionEngine {
     public var dismissed: [PopupInstance] { state.dismissed }
     /// Ids of the `trigger = "click"` instances the held press was outside of: they close
     /// if the release lands outside them too.
-    public var pending: [UInt64] { state.pending }
+    public var pending: [InstanceID] { state.pending }
     /// Rect anchors and exclusions from the config, resolved against the outputs.
     public var configAreas: [Area] { state.configAreas }
     /// Anchors and exclusions that are windows, kept current by the backend.
@@ -138,21 +150,6 @@ public final class DecisionEngine {
         state.resized()
     }
 
-    /// Closes the instance with this id. Returns false when it was not open.
-    @discardableResult
-    public func close(id: UInt64) -> Bool {
-        let before = state.open.count
-        state.open.removeAll { $0.id == id }
-        guard state.open.count != before else { return false }
-        state.resized()
-        return true
-    }
-
-    /// Updates an instance's rectangle (a window moved or resized).
-    public func move(id: UInt64, to rect: Rect) {
-        if let i = state.open.firstIndex(where: { $0.id == id }) { state.open[i].rect = rect }
-    }
-
     // MARK: - Decisions (no allocation)
 
     /// A button press. Exactly one decision per physical click: a repeat of the same event
@@ -181,7 +178,7 @@ struct EngineState {
     var dismissed: [PopupInstance] = []
     var configAreas: [Area] = []
     var windowAreas: [Area] = []
-    var pending: [UInt64] = []
+    var pending: [InstanceID] = []
 
     // Per-decision scratch, sized with `open`.
     private var inside: [Bool] = []

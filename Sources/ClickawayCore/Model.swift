@@ -1,5 +1,5 @@
-/// The configuration, as the core sees it: popups, their region trees, exclusions.
-/// Built by `ClickawayConfig` from TOML, or directly by tests.
+// The configuration, as the core sees it: popups, their region trees, exclusions.
+// Built by `ClickawayConfig` from TOML, or directly by tests.
 
 public enum OutsideClick: String, Sendable, CaseIterable {
     /// The dismissing click reaches nothing.
@@ -13,6 +13,14 @@ public enum Trigger: String, Sendable, CaseIterable {
     case press
     /// Dismiss when press and release both land outside.
     case click
+}
+
+/// What happens to the Escape key that dismissed a popup (`escape_key`).
+public enum EscapeOutcome: String, Sendable, CaseIterable {
+    /// Eaten: the focused window never sees it.
+    case swallow
+    /// Passed on to the focused window.
+    case replay
 }
 
 /// What happens to the click itself.
@@ -171,13 +179,13 @@ public struct PopupSpec: Sendable, Equatable {
     /// The Escape key dismisses this popup (the topmost such one) while it is open.
     public var escape: Bool
     /// What happens to that Escape press: eaten, or passed on to the focused window.
-    public var escapeKey: OutsideClick
+    public var escapeKey: EscapeOutcome
 
     public init(name: String, parent: String? = nil, source: AreaSource, anchors: [AreaSource] = [],
                 passthrough: Bool = false, slop: Insets = .zero, clip: Bool = true, redirect: String? = nil,
                 regions: [RegionSpec] = [], outsideClick: OutsideClick = .swallow, trigger: Trigger = .press,
                 buttons: ButtonSet = .standard, graceMs: Int64 = 150, dismiss: DismissAction = .close,
-                escape: Bool = false, escapeKey: OutsideClick = .swallow) {
+                escape: Bool = false, escapeKey: EscapeOutcome = .swallow) {
         self.name = name
         self.parent = parent
         self.source = source

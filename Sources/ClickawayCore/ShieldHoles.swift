@@ -1,4 +1,4 @@
-/// Where the X11 shield window must let clicks through untouched.
+/// Where clicks need not reach the daemon: the holes in the X11 shield and in the Wayland overlay.
 extension DecisionEngine {
     /// The parts of `screen` where a press of any button, at any time, decides `pass` with
     /// nothing dismissed (an exclusion, or inside every open popup at once), as disjoint

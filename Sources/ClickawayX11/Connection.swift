@@ -9,6 +9,9 @@ public typealias Atom = UInt32
 /// Server time in milliseconds; 0 means CurrentTime.
 public typealias Timestamp = UInt32
 
+/// A window as xprop and xwininfo write it: `0x1a00003`.
+public func hex(_ window: WindowID) -> String { "0x" + String(window, radix: 16) }
+
 /// One connection to an X server, for the default screen of its display.
 ///
 /// libxcb is thread-safe and every stored property is immutable, so the connection may be

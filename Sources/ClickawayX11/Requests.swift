@@ -61,6 +61,14 @@ public struct ModifierMask: OptionSet, Hashable, Sendable {
     public static let mod5 = ModifierMask(rawValue: UInt16(XCB_MOD_MASK_5.rawValue))
     /// Matches every combination; a grab with it fails whole if any overlapping grab exists.
     public static let any = ModifierMask(rawValue: UInt16(XCB_MOD_MASK_ANY.rawValue))
+
+    /// Button1Mask to Button5Mask: the buttons held, in an event's state.
+    public static let buttons = ModifierMask(rawValue: UInt16(XCB_BUTTON_MASK_1.rawValue) * 0x1F)
+
+    /// The state bit of `button` (1-5); none for the others, which the state does not carry.
+    public static func button(_ button: UInt8) -> ModifierMask {
+        (1...5).contains(button) ? ModifierMask(rawValue: UInt16(XCB_BUTTON_MASK_1.rawValue) << UInt16(button - 1)) : []
+    }
 }
 
 public struct EventMask: OptionSet, Hashable, Sendable {

@@ -97,10 +97,8 @@ struct Hit: ParsableCommand {
 
     func run() throws {
         guard config != nil || !open.isEmpty else {
-            let reply = try callDaemon(.object([
-                ("request", .string("hit")), ("x", .int(Int64(x))), ("y", .int(Int64(y))), ("button", .int(Int64(button))),
-            ]))
-            print(json ? (reply["explanation"]?.text ?? "{}") : (reply["text"]?.stringValue ?? ""))
+            let reply = try HitReply(reply: try callDaemon(.hit(x: x, y: y, button: button)))
+            print(json ? reply.explanation.text : reply.text)
             return
         }
         let loaded: LoadedConfig
@@ -113,13 +111,13 @@ struct Hit: ParsableCommand {
         }
         let engine = DecisionEngine(model: loaded.model)
         for (i, spec) in open.enumerated() {
-            engine.open(try instance(spec, id: UInt64(i + 1), model: loaded.model))
+            engine.open(try instance(spec, id: .rect(UInt64(i + 1)), model: loaded.model))
         }
         let explanation = engine.explain(button: button, x: x, y: y, time: atMs)
         print(json ? explanation.json.text : explanation.humanText)
     }
 
-    private func instance(_ spec: String, id: UInt64, model: ClickModel) throws -> PopupInstance {
+    private func instance(_ spec: String, id: InstanceID, model: ClickModel) throws -> PopupInstance {
         let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
         let name = parts[0]
         guard let index = model.popupIndex(named: name) else {
@@ -155,29 +153,39 @@ func connectToDaemon() throws -> ControlClient {
 }
 
 /// One request to the daemon; prints its error and exits 1 when refused, 2 when unreachable.
-/// `onRefusal` sees a refused reply first (for details beyond its error sentence).
-func callDaemon(_ request: JSON, timeoutMs: Int32 = 10_000, onRefusal: (JSON) -> Void = { _ in }) throws -> JSON {
+/// `onRefusal` sees a refusal first (for details beyond its error sentence).
+func callDaemon(_ request: ControlRequest, timeoutMs: Int32 = 10_000, onRefusal: (Refusal) -> Void = { _ in }) throws -> JSON {
     let client = try connectToDaemon()
     let reply: JSON
     do {
-        reply = try client.call(request, timeoutMs: timeoutMs)
+        reply = try client.call(request.json, timeoutMs: timeoutMs)
     } catch {
         printError("clickawayctl: \(error)")
         throw ExitCode(2)
     }
-    guard reply["ok"]?.boolValue == true else {
-        printError("clickawayctl: the daemon refused: \(reply["error"]?.stringValue ?? reply.text)")
-        onRefusal(reply)
+    if let refusal = Refusal(reply: reply) {
+        printError("clickawayctl: the daemon refused: \(refusal.message)")
+        onRefusal(refusal)
         throw ExitCode(1)
     }
     return reply
+}
+
+/// A reply the daemon sent, not in the form its request's reply has: exit 2.
+func understood<T>(_ decode: () throws(MalformedReply) -> T) throws -> T {
+    do {
+        return try decode()
+    } catch {
+        printError("clickawayctl: \(error)")
+        throw ExitCode(2)
+    }
 }
 
 struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Wait until the daemon has handled everything the display sent before now.")
 
-    func run() throws { _ = try callDaemon(.object([("request", .string("sync"))])) }
+    func run() throws { _ = try callDaemon(.sync) }
 }
 
 struct Status: ParsableCommand {
@@ -187,68 +195,7 @@ struct Status: ParsableCommand {
     var json = false
 
     func run() throws {
-        let reply = try callDaemon(.object([("request", .string("status"))]))
-        guard !json else {
-            print(reply.text)
-            return
-        }
-        print("backend:  \(reply["backend"]?.stringValue ?? "?") on \(reply["display"]?.stringValue ?? "?")")
-        let files = reply["config"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        print("config:   \(files.isEmpty ? "none (no popups)" : files.joined(separator: ", "))")
-        switch reply["running"]?.stringValue {
-        case "last-good":
-            let kept = reply["last_good"]
-            print("running:  the last configuration that loaded, saved \(kept?["saved"]?.stringValue ?? "?") in "
-                  + "\(kept?["file"]?.stringValue ?? "?"), until the errors below are fixed")
-        case "none":
-            print("running:  no configuration (no popups) until the errors below are fixed")
-        default:
-            break
-        }
-        if let grab = reply["grab"] {
-            if grab["active"]?.boolValue == true {
-                let buttons = grab["buttons"]?.arrayValue?.compactMap(\.intValue).map(String.init) ?? []
-                let held = grab["held"]?.arrayValue?.count ?? 0
-                print("grab:     buttons \(buttons.joined(separator: ", ")) on the root window (\(held) combinations held)")
-            } else {
-                print("grab:     none")
-            }
-            for r in grab["refused"]?.arrayValue ?? [] {
-                print("refused:  button \(r["button"]?.intValue ?? 0) with \(r["modifiers"]?.stringValue ?? "?") (\(r["error"]?.stringValue ?? "?"))")
-            }
-        }
-        if let shield = reply["shield"], !shield.isNull {
-            let holes = shield["holes"]?.arrayValue?.count ?? 0
-            print("shield:   \(shield["mapped"]?.boolValue == true ? "mapped, \(holes) holes" : "not mapped")")
-        }
-        if let overlay = reply["overlay"] {
-            let outputs = overlay["outputs"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
-            let holes = overlay["holes"]?.arrayValue?.count ?? 0
-            print("overlay:  on \(outputs.isEmpty ? "no output" : outputs.joined(separator: ", ")), \(holes) holes"
-                  + (overlay["pointer"]?.boolValue == true ? "" : "; the seat has no pointer")
-                  + (overlay["touch"]?.boolValue == true ? "; touch" : "") + (overlay["tablets"]?.boolValue == true ? "; pens" : ""))
-            print("replay:   " + (overlay["replay"]?.stringValue.map { "through \($0)" } ?? "not possible here: replayed clicks are swallowed"))
-            if let sway = reply["sway"], !sway.isNull {
-                print("sway:     \(sway["windows"]?.intValue ?? 0) windows with a role, through \(sway["socket"]?.stringValue ?? "?")")
-            } else {
-                print("sway:     not connected (SWAYSOCK not set): rect popups only")
-            }
-        }
-        for sentence in reply["unavailable"]?.arrayValue?.compactMap(\.stringValue) ?? [] {
-            print("unavailable: \(sentence)")
-        }
-        let open = reply["open"]?.arrayValue ?? []
-        print("open:     \(open.isEmpty ? "nothing" : "")")
-        for o in open {
-            let rect = o["rect"]?.arrayValue?.compactMap(\.intValue).map(String.init).joined(separator: ", ") ?? ""
-            print("  \(o["popup"]?.stringValue ?? "?")  window \(o["window"]?.stringValue ?? "-")  [\(rect)]")
-        }
-        if let rejected = reply["rejected"]?.stringValue {
-            print(reply["running"]?.stringValue == "files"
-                  ? "rejected: the last configuration edit has errors; the previous configuration keeps running:"
-                  : "rejected: the configuration has errors:")
-            print(rejected)
-        }
-        if let error = reply["last_error"]?.stringValue, reply["rejected"]?.stringValue == nil { print("last error: \(error)") }
+        let reply = try callDaemon(.status)
+        print(json ? reply.text : try understood { () throws(MalformedReply) in try StatusReport(reply: reply) }.text)
     }
 }

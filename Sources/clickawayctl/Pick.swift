@@ -199,5 +199,3 @@ struct PickedWindow {
         return "{ " + pairs.joined(separator: ", ") + " }"
     }
 }
-
-private func hex(_ window: WindowID) -> String { "0x" + String(window, radix: 16) }

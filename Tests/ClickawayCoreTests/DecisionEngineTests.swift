@@ -32,7 +32,7 @@ struct DecisionEngineTests {
 
     @Test func cascadeClosesChildrenEvenInsideTheirGracePeriod() throws {
         let e = try engine([menu, submenu], open: ["menu"])
-        e.open(PopupInstance(popup: e.model.popupIndex(named: "submenu")!, rect: rect(200, 50, 150, 100), openedAt: 9_990, id: 9))
+        e.open(PopupInstance(popup: e.model.popupIndex(named: "submenu")!, rect: rect(200, 50, 150, 100), openedAt: 9_990, id: .rect(9)))
         _ = e.click(900, 600, at: 10_000)
         #expect(e.dismissedNames == ["menu", "submenu"])
     }
@@ -101,7 +101,7 @@ struct DecisionEngineTests {
     @Test func exclusionOnAnOutputIsRelativeToIt() throws {
         let model = try ClickModel(popups: [menu], exclusions: [ExclusionSpec(source: .rect(rect(0, 0, 100, 100), output: "DP-1"))])
         let e = DecisionEngine(model: model, outputs: ["DP-1": rect(1280, 0, 1920, 1080)])
-        e.open(PopupInstance(popup: 0, rect: rect(0, 0, 200, 300), openedAt: 0, id: 1))
+        e.open(PopupInstance(popup: 0, rect: rect(0, 0, 200, 300), openedAt: 0, id: .rect(1)))
         #expect(e.click(1300, 50).reason == .exclusion)
         #expect(e.click(50, 400).reason == .outside)
     }
@@ -203,19 +203,19 @@ struct DecisionEngineTests {
     @Test func clickTriggerPendingPopupClosedBeforeReleaseIsNotDismissedTwice() throws {
         let e = try engine([popup("p", rect(0, 0, 100, 100)) { $0.trigger = .click }])
         _ = e.press(button: 1, x: 500, y: 500, time: 1000)
-        e.close(id: 1)
+        e.setOpen([])
         #expect(e.release(button: 1, x: 500, y: 500, time: 1100)?.dismissCount == 0)
     }
 
     @Test func everyMatchingWindowCountsOnItsOwn() throws {
         let model = try ClickModel(popups: [PopupSpec(name: "term", source: .window(WindowMatch(windowClass: "Popup")))])
         let e = DecisionEngine(model: model)
-        e.open(PopupInstance(popup: 0, rect: rect(0, 0, 100, 100), openedAt: 0, id: 0x400001))
-        e.open(PopupInstance(popup: 0, rect: rect(300, 0, 100, 100), openedAt: 0, id: 0x400002))
+        e.open(PopupInstance(popup: 0, rect: rect(0, 0, 100, 100), openedAt: 0, id: .window(0x400001)))
+        e.open(PopupInstance(popup: 0, rect: rect(300, 0, 100, 100), openedAt: 0, id: .window(0x400002)))
         let d = e.click(50, 50)
         #expect(d.click == .pass)
-        #expect(d.hit?.instance == 0x400001)
-        #expect(e.dismissed.map(\.id) == [0x400002])
+        #expect(d.hit?.instance == .window(0x400001))
+        #expect(e.dismissed.map(\.id) == [.window(0x400002)])
     }
 
     @Test func topmostPopupWinsWhereTheyOverlap() throws {
@@ -237,7 +237,7 @@ struct DecisionEngineTests {
 
     @Test func movedWindowIsHitAtItsNewPlace() throws {
         let e = try engine([popup("p", rect(0, 0, 100, 100))])
-        e.move(id: 1, to: rect(400, 400, 100, 100))
+        e.setOpen(e.open.map { var moved = $0; moved.rect = rect(400, 400, 100, 100); return moved })
         #expect(e.hitTest(x: 50, y: 50) == nil)
         #expect(e.hitTest(x: 450, y: 450) != nil)
     }
@@ -309,7 +309,7 @@ struct ModelValidationTests {
                                   RegionSpec(name: "r", rect: Rect(x: 10, y: 10, width: 20, height: 20), slop: Insets(all: .max)),
                               ])
         let engine = DecisionEngine(model: try ClickModel(popups: [popup]))
-        engine.open(PopupInstance(popup: 0, rect: popup.fixedRect!, openedAt: 0, id: 1 << 32))
+        engine.open(PopupInstance(popup: 0, rect: popup.fixedRect!, openedAt: 0, id: .rect(1)))
         #expect(engine.press(button: 1, x: 200, y: 200, time: 1_000).dismissCount == 0)
         #expect(engine.hitTest(x: 200, y: 200)?.region != nil)
         #expect(engine.hitTest(x: -1_000_000_000, y: 1_000_000_000) != nil, "the slop reaches that far")
@@ -320,7 +320,7 @@ struct ModelValidationTests {
     @Test func pointsAtTheEdgesOfThirtyTwoBitsDoNotWrapIntoAPopup() throws {
         let popup = PopupSpec(name: "p", source: .rect(Rect(x: -2_000_000_000, y: 0, width: 10, height: 10), output: nil))
         let engine = DecisionEngine(model: try ClickModel(popups: [popup]))
-        engine.open(PopupInstance(popup: 0, rect: popup.fixedRect!, openedAt: 0, id: 1 << 32))
+        engine.open(PopupInstance(popup: 0, rect: popup.fixedRect!, openedAt: 0, id: .rect(1)))
         #expect(engine.hitTest(x: 2_000_000_000, y: 5) == nil)
         #expect(engine.hitTest(x: -1_999_999_995, y: 5) != nil)
     }

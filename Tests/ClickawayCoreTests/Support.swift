@@ -16,7 +16,7 @@ func engine(_ popups: [PopupSpec], exclusions: [ExclusionSpec] = [], open names:
     let engine = DecisionEngine(model: model)
     for (i, name) in (names ?? popups.map(\.name)).enumerated() {
         let index = model.popupIndex(named: name)!
-        engine.open(PopupInstance(popup: index, rect: model.popups[Int(index)].fixedRect!, openedAt: 0, id: UInt64(i + 1)))
+        engine.open(PopupInstance(popup: index, rect: model.popups[Int(index)].fixedRect!, openedAt: 0, id: .rect(UInt64(i + 1))))
     }
     return engine
 }

@@ -2,34 +2,20 @@ import ClickawayCore
 import ClickawayX11
 import Logging
 
-/// What the daemon knows about the top-level windows: the root's children in stacking
-/// order and, for the mapped ones whose client window matches a popup, anchor or exclusion,
-/// the client and the on-screen rectangle. Under a reparenting window manager the top-level
-/// window is the frame: its rectangle is the popup's, its client is what gets dismissed.
+/// What the daemon knows about the X server's top-level windows: the root's children in
+/// stacking order and, in its `roster`, the mapped ones whose client window matches a popup,
+/// anchor or exclusion, with the on-screen rectangle. Under a reparenting window manager the
+/// top-level window is the frame: its rectangle is the popup's, its client is what gets
+/// dismissed. An entry's details say whether the client takes WM_DELETE_WINDOW.
 ///
 /// Everything here runs on window events, never on a press: round trips are allowed.
-final class WindowTracker: WindowSource {
-    struct Tracked {
-        var client: WindowID
-        var rect: Rect
-        var properties: WindowMatch.Properties
-        var supportsDelete: Bool
-        /// Index of the popup this window opens, if any (the first that matches in config order).
-        var popup: Int32?
-        var anchorOf: [Int32]
-        var excluded: Bool
-        var openedAt: Int64
-    }
 
+final class WindowTracker {
     private let x: XConnection
     private let logger: Logger
-    private(set) var model: ClickModel
-    /// The root's children, bottom to top.
-    private(set) var stacking: [WindowID] = []
-    /// Mapped top-level windows that play a role, by top-level id.
-    private(set) var tracked: [WindowID: Tracked] = [:]
-    /// Clients dismissed and not yet gone.
-    var closing = ClosingWindows()
+    /// The windows with a role, keyed by top-level; its stacking is every child of the root,
+    /// bottom to top.
+    let roster: WindowRoster<Bool>
     /// The client window of every viewable top-level window looked at, matching or not: a
     /// title or class that changes later is matched again (PropertyNotify on the client).
     private var clients: [WindowID: WindowID] = [:]
@@ -43,32 +29,28 @@ final class WindowTracker: WindowSource {
 
     init(x: XConnection, model: ClickModel, logger: Logger) {
         self.x = x
-        self.model = model
         self.logger = logger
+        roster = WindowRoster(model: model, naming: .hex, logger: logger)
         matchedAtoms = Self.matchedAtoms(for: model, atoms: x.atoms)
     }
 
+    /// The root's children, bottom to top.
+    var stacking: [WindowID] { roster.stacking }
+
     /// Reads the whole tree once: popups already open when the daemon starts count.
     func scan(now: Int64) throws(XError) {
-        stacking = try x.queryTree(x.root).children
-        tracked = [:]
+        roster.stacking = try x.queryTree(x.root).children
+        for key in roster.entries.keys { roster.forget(key) }
         clients = [:]
         watched = [:]
-        for window in stacking { inspect(window, now: now) }
+        for window in roster.stacking { inspect(window, now: now) }
     }
 
     /// A new config: roles are matched again against the windows already on screen.
     func replaceModel(_ model: ClickModel, now: Int64) {
-        self.model = model
         matchedAtoms = Self.matchedAtoms(for: model, atoms: x.atoms)
-        for (top, t) in tracked {
-            let roles = model.roles(for: t.properties)
-            tracked[top]?.popup = roles.popup
-            tracked[top]?.anchorOf = roles.anchors
-            tracked[top]?.excluded = roles.excluded
-            if roles.isNone { tracked[top] = nil }
-        }
-        for window in stacking where tracked[window] == nil { inspect(window, now: now) }
+        roster.rematch(model)
+        for window in roster.stacking where roster[window] == nil { inspect(window, now: now) }
     }
 
     /// Applies one event; returns true when the open popups, their geometry, their stacking
@@ -76,45 +58,39 @@ final class WindowTracker: WindowSource {
     func apply(_ event: XEvent, now: Int64) -> Bool {
         switch event {
         case .createNotify(let e) where e.parent == x.root:
-            stacking.removeAll { $0 == e.window }
-            stacking.append(e.window)
+            roster.stacking.removeAll { $0 == e.window }
+            roster.stacking.append(e.window)
             return false
         case .destroyNotify(let e):
-            stacking.removeAll { $0 == e.window }
-            closing.cancel(e.window)
+            roster.stacking.removeAll { $0 == e.window }
+            roster.closing.cancel(e.window)
             unwatch(e.window)
-            return forget(e.window)
+            return roster.forget(e.window)
         case .unmapNotify(let e) where e.event == x.root:
             unwatch(e.window)
-            return forget(e.window)
+            return roster.forget(e.window)
         case .propertyNotify(let e) where e.atom == x.atoms.wmState || matchedAtoms.contains(e.atom):
             // WM_STATE set on a window below a frame (the window manager has claimed its
             // client), or the client's class, title or type changed.
             guard let top = watched[e.window], e.atom != x.atoms.wmState || clients[top] != e.window || e.deleted else {
                 return false
             }
-            let before = tracked[top].map { ($0.client, $0.popup, $0.anchorOf, $0.excluded) }
-            inspect(top, now: now)
-            let after = tracked[top].map { ($0.client, $0.popup, $0.anchorOf, $0.excluded) }
-            return before?.0 != after?.0 || before?.1 != after?.1 || before?.2 != after?.2 || before?.3 != after?.3
+            return inspect(top, now: now)
         case .mapNotify(let e) where e.event == x.root:
             return inspect(e.window, now: now)
         case .reparentNotify(let e) where e.event == x.root:
+            roster.stacking.removeAll { $0 == e.window }
             if e.parent == x.root {
-                stacking.removeAll { $0 == e.window }
-                stacking.append(e.window)
+                roster.stacking.append(e.window)
                 return inspect(e.window, now: now)
             }
-            stacking.removeAll { $0 == e.window }
             unwatch(e.window)
-            return forget(e.window)
+            return roster.forget(e.window)
         case .configureNotify(let e) where e.event == x.root:
             restack(e.window, above: e.aboveSibling)
-            guard tracked[e.window] != nil else { return false }
             let border = Int32(e.borderWidth)
-            tracked[e.window]?.rect = Rect(x: e.rect.x, y: e.rect.y,
-                                           width: e.rect.width + 2 * border, height: e.rect.height + 2 * border)
-            return true
+            return roster.move(e.window, to: Rect(x: e.rect.x, y: e.rect.y,
+                                                  width: e.rect.width + 2 * border, height: e.rect.height + 2 * border))
         default:
             return false
         }
@@ -125,58 +101,27 @@ final class WindowTracker: WindowSource {
         return [StandardAtoms.wmClass, atoms.netWMWindowType] + (byTitle ? [StandardAtoms.wmName, atoms.netWMName] : [])
     }
 
-    /// Open popup instances, bottom to top, keyed by client window.
-    func openInstances() -> [PopupInstance] {
-        stacking.compactMap { top in
-            guard let t = tracked[top], let popup = t.popup, !closing.contains(t.client) else { return nil }
-            return PopupInstance(popup: popup, rect: t.rect, openedAt: t.openedAt, id: UInt64(t.client))
-        }
-    }
-
-    func windowAreas() -> [Area] {
-        var areas: [Area] = []
-        for t in tracked.values {
-            for p in t.anchorOf { areas.append(Area(kind: .anchor(popup: p), rect: t.rect)) }
-            if t.excluded { areas.append(Area(kind: .exclusion, rect: t.rect)) }
-        }
-        return areas
-    }
-
     /// The client window of a top-level: known when it was looked at, else searched now.
     func client(of top: WindowID) throws(XError) -> WindowID? {
         if let client = clients[top] { return client }
         return try x.findClient(of: top).client
     }
 
-    func trackedClient(_ client: WindowID) -> Tracked? {
-        tracked.values.first { $0.client == client }
-    }
-
-    func isPresent(_ window: UInt32) -> Bool { trackedClient(window) != nil }
-
-    func describe(_ window: UInt32) -> String { hex(window) }
+    /// Whether the client takes WM_DELETE_WINDOW, as read when it was matched.
+    func supportsDelete(_ client: WindowID) -> Bool { roster.entry(forWindow: client)?.details == true }
 
     // MARK: -
 
     private func restack(_ window: WindowID, above sibling: WindowID) {
-        guard let from = stacking.firstIndex(of: window) else { return }
-        stacking.remove(at: from)
+        guard let from = roster.stacking.firstIndex(of: window) else { return }
+        roster.stacking.remove(at: from)
         if sibling == 0 {
-            stacking.insert(window, at: 0)
-        } else if let below = stacking.firstIndex(of: sibling) {
-            stacking.insert(window, at: below + 1)
+            roster.stacking.insert(window, at: 0)
+        } else if let below = roster.stacking.firstIndex(of: sibling) {
+            roster.stacking.insert(window, at: below + 1)
         } else {
-            stacking.append(window)
+            roster.stacking.append(window)
         }
-    }
-
-    private func forget(_ top: WindowID) -> Bool {
-        guard let t = tracked.removeValue(forKey: top) else { return false }
-        closing.cancel(t.client)
-        if let p = t.popup {
-            logger.info("popup closed", metadata: ["popup": "\(model.popups[Int(p)].name)", "window": "\(hex(t.client))"])
-        }
-        return true
     }
 
     /// Stops following the properties of a top-level that is gone, unmapped or reparented.
@@ -194,10 +139,9 @@ final class WindowTracker: WindowSource {
 
     /// Looks at a top-level window: finds its client (`findClient`: the window with WM_STATE
     /// at any depth below it, else itself) and matches it. Windows that vanish while being
-    /// looked at are simply not tracked.
+    /// looked at are simply not tracked. Returns whether what the engine sees changed.
     @discardableResult
     private func inspect(_ top: WindowID, now: Int64) -> Bool {
-        let before = tracked[top]
         do {
             let attributes = try x.getWindowAttributes(top)
             guard attributes.mapState == .viewable, attributes.windowClass == .inputOutput || attributes.overrideRedirect else {
@@ -214,31 +158,16 @@ final class WindowTracker: WindowSource {
             watch(search.managed || attributes.overrideRedirect ? search.client.map { [$0] } ?? [] : search.searched, for: top)
             guard let client = search.client else {
                 clients[top] = nil
-                return forget(top)
+                return roster.forget(top)
             }
             clients[top] = client
             let properties = try x.windowProperties(client)
-            let roles = model.roles(for: properties)
-            guard !roles.isNone else { return forget(top) }
-            let rect = try x.rootRect(top)
-            let supportsDelete = try x.supportsDeleteWindow(client)
-            // A re-match after a property change keeps the time the popup opened.
-            let still = before.flatMap { $0.client == client && $0.popup == roles.popup ? $0 : nil }
-            if still == nil { closing.cancel(client) }
-            tracked[top] = Tracked(client: client, rect: rect, properties: properties, supportsDelete: supportsDelete,
-                                   popup: roles.popup, anchorOf: roles.anchors, excluded: roles.excluded,
-                                   openedAt: still?.openedAt ?? now)
-            if let p = roles.popup, still == nil {
-                logger.info("popup opened", metadata: [
-                    "popup": "\(model.popups[Int(p)].name)", "window": "\(hex(client))", "rect": "\(rect)",
-                ])
-            }
-            return true
+            guard !roster.model.roles(for: properties).isNone else { return roster.forget(top) }
+            return roster.update(top, window: client, rect: try x.rootRect(top), properties: properties,
+                                 details: try x.supportsDeleteWindow(client), now: now)
         } catch {
-            logger.debug("window vanished while being inspected", metadata: ["window": "\(hex(top))", "error": "\(error)"])
+            logger.debug("window vanished while being inspected", metadata: ["window": "\(roster.describe(top))", "error": "\(error)"])
             return false
         }
     }
 }
-
-func hex(_ window: WindowID) -> String { "0x" + String(window, radix: 16) }

@@ -1,4 +1,3 @@
-import ClickawayControl
 import ClickawaySystem
 import Glibc
 import Logging
@@ -7,7 +6,7 @@ import Logging
 /// /dev/null, stdout and stderr the daemon's (the journal), no other descriptor. Children
 /// are reaped on SIGCHLD without blocking; a command still running after `slowAfterMs` is
 /// logged once and left alone.
-final class Spawner {
+final class DismissCommands {
     private struct Child {
         var argv0: String
         var popup: String
@@ -25,7 +24,7 @@ final class Spawner {
 
     /// Starts a command; false when it could not be started (logged).
     @discardableResult
-    func spawn(_ argv: [String], environment extra: [String: String], popup: String, window: UInt32?, now: Int64) -> Bool {
+    func run(_ argv: [String], environment extra: [String: String], popup: String, window: UInt32?, now: Int64) -> Bool {
         var environment = processEnvironment()
         // systemd's notification variables are the daemon's own, not its children's.
         for key in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"] { environment[key] = nil }

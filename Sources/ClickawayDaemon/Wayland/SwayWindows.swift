@@ -12,18 +12,12 @@ import SystemPackage
 /// sway 1.7 sends no event when a floating window is moved or resized (`move absolute
 /// position`, `move position center`, `resize set`, a drag), so the daemon also reads the
 /// tree before deciding a click on the overlay (`sync()`), and asks for it now and then
-/// while geometry from windows is in use (`requestTree()`, see `WaylandDaemon`).
+/// while geometry from windows is in use (`requestTree()`, see `WaylandDisplay`).
 ///
 /// Two connections: one subscribed to events, one for requests, whose replies come in the
-/// order asked. Nothing here blocks except start-up and `sync()`.
-final class SwayWindows: WindowSource {
-    struct View: Equatable {
-        var rect: Rect
-        var properties: WindowMatch.Properties
-        var pid: Int32
-        var roles: WindowRoles
-        var openedAt: Int64
-    }
+/// order asked. Nothing here blocks except start-up and `sync()`. The views with a role are
+/// in `roster`, keyed by container id, with their pid.
+final class SwayWindows {
 
     /// What a reply on the request connection answers.
     private enum Awaited {
@@ -37,22 +31,17 @@ final class SwayWindows: WindowSource {
     private var awaiting: [Awaited] = []
     /// An event came while a tree was on its way: that tree may be older than the event.
     private var treeStale = false
-    private var model: ClickModel
     private let logger: Logger
-    /// Visible views that play a role, by container id.
-    private var views: [UInt32: View] = [:]
-    /// Their ids, bottom to top: per workspace, tiled then floating.
-    private var stacking: [UInt32] = []
-    var closing = ClosingWindows()
-    /// Called after the views changed (windows, their roles, places or stacking), outside
-    /// of `sync()`.
-    var onChange: (() -> Void)?
+    /// Visible views that play a role; stacked bottom to top: per workspace, tiled then floating.
+    let roster: WindowRoster<Int32>
+    /// The views changed (windows, their roles, places or stacking) since `takeChange()`.
+    private var changed = false
     private(set) var failure: String?
 
     init(socketPath: String, model: ClickModel, logger: Logger) throws(SwayIPC.Failure) {
         self.socketPath = socketPath
-        self.model = model
         self.logger = logger
+        roster = WindowRoster(model: model, naming: .decimal, logger: logger)
         events = try SwayIPC(path: socketPath)
         let subscribed = try events.call(.subscribe, #"["window","workspace"]"#)
         guard subscribed["success"]?.boolValue == true else {
@@ -63,7 +52,13 @@ final class SwayWindows: WindowSource {
     }
 
     var descriptors: [FileDescriptor] { [events.descriptor, requests.descriptor] }
-    var windowCount: Int { views.count }
+    var windowCount: Int { roster.count }
+
+    /// Whether the views changed since the last call.
+    func takeChange() -> Bool {
+        defer { changed = false }
+        return changed
+    }
 
     /// Reads both connections: events ask for a new tree, replies are applied.
     func read() {
@@ -109,7 +104,7 @@ final class SwayWindows: WindowSource {
     /// Asks sway to close the view, as its close button would (xdg_toplevel.close), or
     /// for `kill`, ends its process.
     func close(_ window: UInt32, kill force: Bool) {
-        if force, let pid = views[window]?.pid, pid > 0, pid != getpid() {
+        if force, let pid = roster[window]?.details, pid > 0, pid != getpid() {
             if Glibc.kill(pid, SIGKILL) != 0 {
                 logger.warning("cannot kill the process of window \(window) (pid \(pid)): \(String(cString: strerror(errno)))")
             }
@@ -121,7 +116,7 @@ final class SwayWindows: WindowSource {
     }
 
     /// Asks for a tree and waits at most `timeoutMs` for it, handling the replies before it
-    /// as they come (`onChange` is called if the views changed). Returns whether it came in
+    /// as they come (`takeChange()` then says if the views changed). Returns whether it came in
     /// time; if not, it is applied when it comes, and nothing is broken: sway may be slow.
     @discardableResult
     func readTreeNow(within timeoutMs: Int64) -> Bool {
@@ -148,8 +143,7 @@ final class SwayWindows: WindowSource {
         }
     }
 
-    /// Asks for the tree without waiting: the reply is applied when it comes, and
-    /// `onChange` called if anything changed.
+    /// Asks for the tree without waiting: the reply is applied when it comes (`read()`).
     func requestTree() {
         guard failure == nil else { return }
         if awaiting.contains(where: { if case .tree = $0 { true } else { false } }) {
@@ -170,39 +164,40 @@ final class SwayWindows: WindowSource {
                 treeStale = false
                 requestTree()
             }
-            if changed { onChange?() }
+            if changed { self.changed = true }
         case .close(let window):
             let refusal = reply.arrayValue?.first { $0["success"]?.boolValue != true }
             if let refusal {
                 logger.warning("sway did not close window \(window): \(refusal["error"]?.stringValue ?? refusal.text)")
-                if closing.cancel(window) { onChange?() }
+                if roster.closing.cancel(window) { changed = true }
             }
         }
     }
 
     // MARK: - The tree
 
-    /// Takes the views of `tree`; returns whether they differ from the ones before.
+    /// Takes the views of `tree`; returns whether what the engine sees changed.
     private func apply(tree: JSON, now: Int64) -> Bool {
-        var found: [UInt32: View] = [:]
-        var order: [UInt32] = []
-        collect(tree, into: &found, order: &order, now: now)
-        for (id, view) in views where found[id] == nil {
-            closing.cancel(id)
-            if let p = view.roles.popup { logger.info("popup closed", metadata: ["popup": "\(model.popups[Int(p)].name)", "window": "\(id)"]) }
-        }
-        for (id, view) in found {
-            if let before = views[id], before.rect != view.rect, view.roles.popup != nil {
-                logger.debug("popup window moved", metadata: ["window": "\(id)", "from": "\(before.rect)", "to": "\(view.rect)"])
+        var found: [(id: UInt32, rect: Rect, properties: WindowMatch.Properties, pid: Int32)] = []
+        collect(tree, into: &found)
+        let present = Set(found.map(\.id))
+        var changed = false
+        for id in roster.entries.keys where !present.contains(id) { changed = roster.forget(id) || changed }
+        for view in found {
+            if let before = roster[view.id], before.rect != view.rect, before.roles.popup != nil {
+                logger.debug("popup window moved", metadata: ["window": "\(view.id)", "from": "\(before.rect)", "to": "\(view.rect)"])
             }
+            changed = roster.update(view.id, window: view.id, rect: view.rect, properties: view.properties, details: view.pid, now: now)
+                || changed
         }
-        let changed = found != views || order != stacking
-        views = found
-        stacking = order
+        let order = found.map(\.id).filter { roster[$0] != nil }
+        changed = changed || order != roster.stacking
+        roster.stacking = order
         return changed
     }
 
-    private func collect(_ node: JSON, into found: inout [UInt32: View], order: inout [UInt32], now: Int64) {
+    /// Every visible view, in tree order.
+    private func collect(_ node: JSON, into found: inout [(id: UInt32, rect: Rect, properties: WindowMatch.Properties, pid: Int32)]) {
         if node["shell"] != nil, node["visible"]?.boolValue == true,
            let id = node["id"]?.intValue.flatMap(UInt32.init(exactly:)), let rect = Self.rect(node["rect"]) {
             let xwayland = node["window_properties"]
@@ -210,21 +205,10 @@ final class SwayWindows: WindowSource {
                 windowClass: xwayland?["class"]?.stringValue, instance: xwayland?["instance"]?.stringValue,
                 title: node["name"]?.stringValue, types: (xwayland?["window_type"]?.stringValue).map { [$0] } ?? [],
                 appId: node["app_id"]?.stringValue)
-            let roles = model.roles(for: properties)
-            if !roles.isNone {
-                let before = views[id]
-                let still = before.flatMap { $0.roles.popup == roles.popup ? $0 : nil }
-                if still == nil { closing.cancel(id) }
-                found[id] = View(rect: rect, properties: properties, pid: Int32(clamping: node["pid"]?.intValue ?? 0),
-                                 roles: roles, openedAt: still?.openedAt ?? now)
-                order.append(id)
-                if let p = roles.popup, still == nil {
-                    logger.info("popup opened", metadata: ["popup": "\(model.popups[Int(p)].name)", "window": "\(id)", "rect": "\(rect)"])
-                }
-            }
+            found.append((id, rect, properties, Int32(clamping: node["pid"]?.intValue ?? 0)))
         }
         for child in (node["nodes"]?.arrayValue ?? []) + (node["floating_nodes"]?.arrayValue ?? []) {
-            collect(child, into: &found, order: &order, now: now)
+            collect(child, into: &found)
         }
     }
 
@@ -234,30 +218,9 @@ final class SwayWindows: WindowSource {
         return Rect(x: Int32(clamping: x), y: Int32(clamping: y), width: Int32(clamping: w), height: Int32(clamping: h))
     }
 
-    // MARK: - WindowSource
-
-    func openInstances() -> [PopupInstance] {
-        stacking.compactMap { id in
-            guard let v = views[id], let popup = v.roles.popup, !closing.contains(id) else { return nil }
-            return PopupInstance(popup: popup, rect: v.rect, openedAt: v.openedAt, id: UInt64(id))
-        }
+    /// A new configuration: the tree is read again and every view matched anew.
+    func replaceModel(_ model: ClickModel) {
+        roster.replaceModel(model)
+        if sync() { changed = true }
     }
-
-    func windowAreas() -> [Area] {
-        var areas: [Area] = []
-        for v in views.values {
-            for p in v.roles.anchors { areas.append(Area(kind: .anchor(popup: p), rect: v.rect)) }
-            if v.roles.excluded { areas.append(Area(kind: .exclusion, rect: v.rect)) }
-        }
-        return areas
-    }
-
-    func isPresent(_ window: UInt32) -> Bool { views[window] != nil }
-
-    func replaceModel(_ model: ClickModel, now: Int64) {
-        self.model = model
-        sync()
-    }
-
-    func describe(_ window: UInt32) -> String { "\(window)" }
 }

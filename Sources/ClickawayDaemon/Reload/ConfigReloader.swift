@@ -92,7 +92,7 @@ final class ConfigReloader: Sendable {
 
     /// The whole load: on the worker, or on the loop if there is no worker.
     static func perform(_ job: Job) -> Outcome {
-        let targets = Daemon.watchedPaths(configFile: job.configFile, environment: job.environment)
+        let targets = Reloading.watchedPaths(configFile: job.configFile, environment: job.environment)
         do {
             let config = try ConfigLoader.load(file: job.configFile, environment: job.environment)
             return Outcome(result: .success(config), watchTargets: targets, keepFailure: job.lastGood.save(config))

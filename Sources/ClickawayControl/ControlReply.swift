@@ -1,0 +1,111 @@
+import ClickawayCore
+import ClickawayJSON
+
+/// A reply line: `{"ok":true,...}` with a request's own fields, or a refusal,
+/// `{"ok":false,"error":"...",...}`.
+public enum ControlReply {
+    /// `{"ok":true}` and `fields`.
+    public static func ok(_ fields: [(String, JSON)] = []) -> JSON { .object([("ok", .bool(true))] + fields) }
+
+    /// Whether the daemon did what was asked.
+    public static func succeeded(_ reply: JSON) -> Bool { reply["ok"]?.boolValue == true }
+}
+
+/// `{"ok":false,"error":MESSAGE}`, with a rejected configuration's `diagnostics`.
+public struct Refusal: Error, Equatable, Sendable, CustomStringConvertible {
+    public var message: String
+    public var diagnostics: String?
+
+    public init(_ message: String, diagnostics: String? = nil) {
+        self.message = message
+        self.diagnostics = diagnostics
+    }
+
+    public var json: JSON {
+        .object([("ok", .bool(false)), ("error", .string(message))] + (diagnostics.map { [("diagnostics", .string($0))] } ?? []))
+    }
+
+    /// The refusal in a reply, nil when the reply is not one.
+    public init?(reply: JSON) {
+        guard reply["ok"]?.boolValue != true else { return nil }
+        self.init(reply["error"]?.stringValue ?? reply.text, diagnostics: reply["diagnostics"]?.stringValue)
+    }
+
+    public var description: String { message }
+}
+
+/// A reply that does not have the fields its request's reply has.
+public struct MalformedReply: Error, CustomStringConvertible, Sendable {
+    public let description: String
+
+    init(_ what: String, _ reply: JSON) { description = "the daemon's reply to \(what) is not understood: \(reply.text)" }
+}
+
+/// `reload`: `{"ok":true,"popups":N,"files":[...]}`.
+public struct ReloadReply: Equatable, Sendable {
+    public var popups: Int
+    public var files: [String]
+
+    public init(popups: Int, files: [String]) {
+        self.popups = popups
+        self.files = files
+    }
+
+    public var json: JSON { ControlReply.ok([("popups", .int(Int64(popups))), ("files", .array(files.map(JSON.string)))]) }
+
+    public init(reply: JSON) throws(MalformedReply) {
+        guard let popups = reply["popups"]?.intValue, let files = reply["files"]?.arrayValue?.compactMap(\.stringValue) else {
+            throw MalformedReply("reload", reply)
+        }
+        self.init(popups: Int(popups), files: files)
+    }
+}
+
+/// `open`, `close` and `toggle`: `{"ok":true,"popup":NAME,"open":BOOL}`.
+public struct RectPopupReply: Equatable, Sendable {
+    public var popup: String
+    public var open: Bool
+
+    public init(popup: String, open: Bool) {
+        self.popup = popup
+        self.open = open
+    }
+
+    public var json: JSON { ControlReply.ok([("popup", .string(popup)), ("open", .bool(open))]) }
+
+    public init(reply: JSON) throws(MalformedReply) {
+        guard let popup = reply["popup"]?.stringValue, let open = reply["open"]?.boolValue else { throw MalformedReply("open", reply) }
+        self.init(popup: popup, open: open)
+    }
+}
+
+/// `hit`: `{"ok":true,"explanation":{...},"text":"..."}`: the explanation as `hit --json`
+/// prints it, and in words.
+public struct HitReply: Equatable, Sendable {
+    public var explanation: JSON
+    public var text: String
+
+    public init(_ explanation: Explanation) {
+        self.explanation = explanation.json
+        text = explanation.humanText
+    }
+
+    public var json: JSON { ControlReply.ok([("explanation", explanation), ("text", .string(text))]) }
+
+    public init(reply: JSON) throws(MalformedReply) {
+        guard let explanation = reply["explanation"], let text = reply["text"]?.stringValue else { throw MalformedReply("hit", reply) }
+        self.explanation = explanation
+        self.text = text
+    }
+}
+
+extension Rect {
+    /// `[x, y, width, height]`, as `status` and `monitor` write rectangles.
+    public var json: JSON { .array([x, y, width, height].map { .int(Int64($0)) }) }
+
+    /// A rectangle as `json` writes it.
+    public init?(json: JSON?) {
+        guard let numbers = json?.arrayValue?.compactMap({ $0.intValue.flatMap(Int32.init(exactly:)) }), numbers.count == 4 else { return nil }
+        self.init(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
+    }
+}

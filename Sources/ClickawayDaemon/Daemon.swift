@@ -1,0 +1,401 @@
+import ClickawayConfig
+import ClickawayControl
+import ClickawayCore
+import ClickawayJSON
+import ClickawaySystem
+import Logging
+
+/// The daemon: one display (X11 or Wayland, `Display`), the configuration and the decision
+/// engine, and a few parts of its own: `rect` popups, the monitor feed, systemd, reloads,
+/// dismiss commands. One poll(2) loop drives it all; a click is read, decided and answered
+/// before anything else happens. The one other thread loads configurations
+/// (`ConfigReloader`), never touching this state.
+public final class Daemon {
+    private let display: any Display
+    private let logger: Logger
+    private let loop: PollLoop
+    private let control: ControlServer
+    private var monitor: MonitorFeed
+    private let supervision: Supervision
+    private let reloading: Reloading
+    private let commands: DismissCommands
+    private var config: LoadedConfig
+    private var engine: DecisionEngine
+    private var rects = RectPopups()
+    /// `--backend`, which wins over `[settings] backend`.
+    private let backendOverride: Backend?
+    /// Where the running configuration came from: the files, or (when they had errors at
+    /// start) the last good configuration or none.
+    private var running: RunningConfig
+    /// The diagnostics of the last configuration rejected since the last one accepted.
+    private var rejected: String?
+    private var lastError: String?
+    /// Popup sources the display cannot provide, said at every load.
+    private var unavailableSources: [String] = []
+
+    /// `startErrors`: the files had these errors at start, and `config` is the last good
+    /// configuration or none (`running`).
+    public init(display: any Display, config: LoadedConfig, configFile: String?, backend: Backend?,
+                running: RunningConfig = .files, startErrors: String? = nil, loop: PollLoop, control: ControlServer,
+                notifier: SystemdNotifier?, logger: Logger) {
+        self.display = display
+        self.config = config
+        backendOverride = backend
+        self.running = running
+        rejected = startErrors
+        self.loop = loop
+        self.control = control
+        self.logger = logger
+        monitor = MonitorFeed(control: control)
+        supervision = Supervision(notifier: notifier)
+        reloading = Reloading(configFile: configFile, environment: processEnvironment(), logger: logger)
+        commands = DismissCommands(logger: logger)
+        engine = DecisionEngine(model: config.model, outputs: display.outputs)
+        refresh()
+    }
+
+    private var backend: Backend { backendOverride ?? config.model.settings.backend }
+
+    // MARK: - The loop
+
+    /// Runs until SIGTERM/SIGINT (returns 0) or the display goes away (returns 1).
+    public func run() -> Int32 {
+        logger.info("running", metadata: [
+            "display": "\(display.name)", "backend": "\(display.interceptionName)", "popups": "\(config.popupCount)",
+            "control": "\(control.path)",
+        ])
+        noteUnavailableSources()
+        registerWithLoop()
+        supervision.ready(statusLine())
+        while true {
+            if Signals.terminate != 0 {
+                shutDown()
+                return 0
+            }
+            if Signals.reload != 0 {
+                Signals.reload = 0
+                requestReload(because: "SIGHUP")
+            }
+            handleDisplayInput()
+            // Only with the events read: a window already gone is not mistaken for one that
+            // stayed after its dismissal.
+            if Signals.child != 0 {
+                Signals.child = 0
+                reapCommands()
+            }
+            loop.runDueDeadlines()
+            while let request = control.nextRequest() { answer(request) }
+            // Drain before sleeping: what was done since may have queued events.
+            handleDisplayInput()
+            if let failure = display.failure {
+                logger.critical("lost the connection to the display \(display.name): \(failure)")
+                supervision.stopping("lost the display \(display.name)")
+                _ = commands.reap()
+                return 1
+            }
+            loop.wait()
+        }
+    }
+
+    /// Each source of input and each deadline, with what to do about it. The display comes
+    /// first: libwayland's read must be finished before anything else runs.
+    private func registerWithLoop() {
+        loop.add(display)
+        display.register(with: loop)
+        loop.watch(Signals.pipe.read) { _ in Signals.drain() }
+        reloading.register(with: loop, changed: { [unowned self] in requestReload(because: "a configuration file changed") },
+                           finished: { [unowned self] in finishReload($0) })
+        loop.schedule({ [unowned self] in commands.nextSlowCheck }) { [unowned self] now in commands.reportSlow(now: now) }
+        loop.schedule({ [unowned self] in display.windows.closing.nextDeadline.map(Deadline.init(milliseconds:)) }) { [unowned self] now in
+            expireClosing(now: now)
+        }
+        supervision.register(with: loop)
+    }
+
+    /// Everything the display has read, each click answered before it is acted on.
+    private func handleDisplayInput() {
+        while let input = display.nextInput() {
+            switch input {
+            case .click(let click): handle(click)
+            case .escapeKey(let time): escapePressed(time: time)
+            case .changed: refresh()
+            case .outputsChanged:
+                engine.setOutputs(display.outputs)
+                refresh()
+            }
+        }
+    }
+
+    // MARK: - Clicks
+
+    /// The press path: decide from memory, answer, and only then act on the decision.
+    private func handle(_ click: Click) {
+        let decision = click.isPress
+            ? engine.press(button: click.button, x: click.x, y: click.y, time: click.time)
+            : engine.release(button: click.button, x: click.x, y: click.y, time: click.time)
+        display.answer(click, with: decision)
+        guard let decision else { return }
+        var dismissed = engine.dismissed
+        if click.isPress && click.releaseGoesElsewhere && decision.awaitsRelease && decision.click != .swallow {
+            // The press goes on to the window under it, and its release with it: decide now.
+            if let release = engine.release(button: click.button, x: click.x, y: click.y, time: click.time), release.dismissCount > 0 {
+                dismissed += engine.dismissed
+            }
+        }
+        dismiss(dismissed, trigger: .click(click, decision))
+    }
+
+    /// Escape while a popup with `escape = true` is open: answer the frozen keyboard first,
+    /// then dismiss the topmost such popup and the popups nested in it.
+    private func escapePressed(time: Int64) {
+        guard let target = engine.open.last(where: { config.model.popups[Int($0.popup)].escape }) else {
+            display.answerEscape(.replay)
+            return
+        }
+        let outcome = config.model.popups[Int(target.popup)].escapeKey
+        display.answerEscape(outcome)
+        let below = Set(config.model.descendants(of: target.popup))
+        dismiss([target] + engine.open.filter { below.contains($0.popup) }, trigger: .escapeKey(time: time, outcome))
+    }
+
+    // MARK: - Dismissing
+
+    private func dismiss(_ dismissed: [PopupInstance], trigger: DismissTrigger) {
+        guard !dismissed.isEmpty else { return }
+        let names = dismissed.map { config.model.popups[Int($0.popup)].name }
+        let event: MonitorEvent.Dismissal = switch trigger {
+        case .click(let click, let decision):
+            .init(popups: names, reason: decision.reason.rawValue, button: click.button, x: click.x, y: click.y,
+                  click: decision.click.rawValue)
+        case .escapeKey(_, let outcome):
+            .init(popups: names, reason: "escape", button: 0, x: 0, y: 0, click: outcome.rawValue)
+        }
+        logger.info("dismissed", metadata: [
+            "popups": "\(names.joined(separator: ","))", "reason": "\(event.reason)", "button": "\(event.button)",
+            "x": "\(event.x)", "y": "\(event.y)", "click": "\(event.click)",
+        ])
+        monitor.send(.dismissed(event))
+        let now = MonotonicClock.milliseconds()
+        for instance in dismissed {
+            let spec = config.model.popups[Int(instance.popup)]
+            if let window = instance.id.window {
+                display.windows.closing.mark(window, now: now)
+                if case .command(let argv) = spec.dismiss {
+                    runCommand(argv, spec, window: window, trigger: trigger)
+                } else {
+                    display.close(window, spec, trigger: trigger)
+                }
+            } else {
+                rects.dismissed(instance.id)
+                if case .command(let argv) = spec.dismiss { runCommand(argv, spec, window: nil, trigger: trigger) }
+            }
+        }
+        display.flush()
+        refresh()
+    }
+
+    /// The environment says what dismissed the popup; for the Escape key, button and
+    /// position are empty and CLICKAWAY_KEY is "Escape".
+    private func runCommand(_ argv: [String], _ spec: PopupSpec, window: UInt32?, trigger: DismissTrigger) {
+        var environment = ["CLICKAWAY_POPUP": spec.name, "CLICKAWAY_WINDOW": window.map(display.windows.describe) ?? ""]
+        switch trigger {
+        case .click(let click, _):
+            environment.merge(["CLICKAWAY_BUTTON": "\(click.button)", "CLICKAWAY_X": "\(click.x)", "CLICKAWAY_Y": "\(click.y)",
+                               "CLICKAWAY_KEY": ""]) { $1 }
+        case .escapeKey:
+            environment.merge(["CLICKAWAY_BUTTON": "", "CLICKAWAY_X": "", "CLICKAWAY_Y": "", "CLICKAWAY_KEY": "Escape"]) { $1 }
+        }
+        let started = commands.run(argv, environment: environment, popup: spec.name, window: window, now: MonotonicClock.milliseconds())
+        // The command could not even start: the window stays, and so does the popup.
+        if !started, let window { display.windows.closing.cancel(window) }
+    }
+
+    /// A failed command leaves its window, which counts as open again while it is there.
+    private func reapCommands() {
+        for failed in commands.reap() where display.windows.closing.cancel(failed) && display.windows.isPresent(failed) {
+            logger.warning("the dismiss command failed and the window is still there: it counts as open again",
+                           metadata: ["window": "\(display.windows.describe(failed))"])
+            refresh()
+        }
+    }
+
+    private func expireClosing(now: Int64) {
+        let stillThere = display.windows.closing.expire(now: now).filter(display.windows.isPresent)
+        for window in stillThere {
+            logger.warning("a dismissed window is still there \(ClosingWindows.timeoutMs) ms later: it counts as open again",
+                           metadata: ["window": "\(display.windows.describe(window))"])
+        }
+        if !stillThere.isEmpty { refresh() }
+    }
+
+    // MARK: - State
+
+    /// Brings the engine and the interception in line with the windows and the `rect`
+    /// popups, and tells monitors what opened and closed. Never called between a press and
+    /// its answer.
+    private func refresh() {
+        engine.setOpen(display.windows.openInstances() + rects.instances(config.model, outputs: engine.outputs))
+        engine.setWindowAreas(display.windows.windowAreas())
+        for notice in display.intercept(engine) {
+            switch notice {
+            case .refused(let refusal):
+                lastError = refusal.message
+                monitor.send(.grabRefused(refusal))
+            case .switchedBackend(let backend, let reason):
+                monitor.send(.backend(backend: backend, reason: reason))
+            }
+        }
+        // Announced once the display has the new interception: a script that clicks when it
+        // sees "opened" is not faster than the daemon.
+        display.flush()
+        monitor.announce(engine.open, describe: openPopup)
+        supervision.status(statusLine())
+    }
+
+    private func openPopup(_ instance: PopupInstance) -> OpenPopup {
+        OpenPopup(popup: config.model.popups[Int(instance.popup)].name,
+                  window: instance.id.window.map(display.windows.describe), rect: instance.rect)
+    }
+
+    private func statusLine() -> String {
+        let base = "\(config.popupCount) popups configured, \(engine.open.count) open" + (display.isIntercepting ? ", intercepting clicks" : "")
+        switch running {
+        case .lastGood: return base + "; the configuration has errors: running the last good one"
+        case .none: return base + "; the configuration has errors: running with none"
+        case .files: return rejected == nil ? base : base + "; the last configuration edit was rejected"
+        }
+    }
+
+    // MARK: - Control requests
+
+    private func answer(_ request: ControlServer.Request) {
+        let reply: JSON
+        do {
+            reply = try answer(try ControlRequest(line: request.line), request)
+        } catch let invalid as ControlRequest.Invalid {
+            reply = Refusal(invalid.description).json
+        } catch let refusal as Refusal {
+            reply = refusal.json
+        } catch {
+            reply = Refusal("\(error)").json
+        }
+        guard reply != .null else { return }
+        control.send(reply.text, to: request.client)
+    }
+
+    /// The reply to `request`; `.null` when it is answered later or already.
+    private func answer(_ request: ControlRequest, _ origin: ControlServer.Request) throws -> JSON {
+        switch request {
+        case .sync:
+            // Answered once the display has handled everything sent before the request:
+            // the caller then sees the daemon in a settled state.
+            if let failure = display.sync({ handleDisplayInput() }) { throw Refusal(failure) }
+            return ControlReply.ok()
+        case .status:
+            return status().json
+        case .reload:
+            requestReload(because: "clickawayctl reload", replyTo: origin)
+            return .null
+        case .open(let name): return try setRectPopup(name) { _ in true }
+        case .close(let name): return try setRectPopup(name) { _ in false }
+        case .toggle(let name): return try setRectPopup(name) { !$0 }
+        case .hit(let x, let y, let button):
+            return HitReply(engine.explain(button: button, x: x, y: y, time: display.now())).json
+        case .monitor:
+            guard control.subscribe(origin.client) else {
+                throw Refusal("\(ControlServer.maxMonitors) monitors are connected already; close one first")
+            }
+            control.send(ControlReply.ok().text, to: origin.client)
+            return .null
+        }
+    }
+
+    /// `open`, `close` and `toggle` of a `rect` popup. They only tell clickaway the popup's
+    /// state: no dismiss action runs.
+    private func setRectPopup(_ name: String, open: (Bool) -> Bool) throws(Refusal) -> JSON {
+        let isOpen = try rects.set(name, open: open, model: config.model, outputs: engine.outputs, now: display.now()).get()
+        refresh()
+        return RectPopupReply(popup: name, open: isOpen).json
+    }
+
+    private func status() -> StatusReport {
+        let runningNow: StatusReport.RunningConfiguration = switch running {
+        case .files: .files
+        case .lastGood(let saved): .lastGood(file: reloading.lastGood.path, saved: saved)
+        case .none: .none
+        }
+        return StatusReport(
+            backend: display.interceptionName, display: display.status(), config: config.files, popups: config.popupCount,
+            rejected: rejected, running: runningNow, unavailable: unavailableSources, open: engine.open.map(openPopup),
+            monitors: control.subscriberCount, lastError: lastError)
+    }
+
+    // MARK: - Configuration
+
+    /// Says which popups, anchors and exclusions can never match on this display.
+    private func noteUnavailableSources() {
+        unavailableSources = display.unavailableSources(in: config.model)
+        for sentence in unavailableSources { logger.warning("\(sentence)") }
+    }
+
+    /// Loads the configuration again, off the loop; `request` (a `clickawayctl reload`) is
+    /// answered once the outcome is known.
+    private func requestReload(because cause: String, replyTo request: ControlServer.Request? = nil) {
+        if let done = reloading.request(because: cause, replyTo: request, reloading: supervision.reloading) { finishReload(done) }
+    }
+
+    private func finishReload(_ done: Reloading.Finished) {
+        apply(done.outcome.result, because: done.cause)
+        if let failure = done.outcome.keepFailure { logger.warning("cannot keep this configuration as the last good one: \(failure)") }
+        let reply: JSON = switch done.outcome.result {
+        case .success(let fresh): ReloadReply(popups: fresh.popupCount, files: fresh.files).json
+        case .failure(let error): Refusal("the new configuration was rejected; the previous one keeps running", diagnostics: "\(error)").json
+        }
+        for request in done.requests { control.reply(reply.text, to: request) }
+        supervision.ready(statusLine())
+        if let next = reloading.startNext(reloading: supervision.reloading) { finishReload(next) }
+    }
+
+    /// A valid configuration replaces the running one at once, popups re-matched against
+    /// the windows on screen; an invalid one is reported and the running one stays.
+    private func apply(_ result: Result<LoadedConfig, ConfigError>, because cause: String) {
+        let fresh: LoadedConfig
+        switch result {
+        case .success(let loaded): fresh = loaded
+        case .failure(let error):
+            rejected = "\(error)"
+            lastError = "configuration rejected, keeping the previous one:\n\(error)"
+            logger.error("configuration rejected, keeping the previous one (\(cause))\n\(error)")
+            monitor.send(.rejected(cause: cause, diagnostics: "\(error)"))
+            return
+        }
+        config = fresh
+        rejected = nil
+        running = .files
+        engine = DecisionEngine(model: fresh.model, outputs: engine.outputs)
+        rects.keep(in: fresh.model)
+        display.configurationReplaced(fresh.model, backend: backend)
+        refresh()
+        logger.info("configuration reloaded (\(cause))", metadata: ["popups": "\(fresh.popupCount)"])
+        for note in fresh.notes { logger.notice("\(note)") }
+        noteUnavailableSources()
+        monitor.send(.reloaded(cause: cause, popups: fresh.popupCount, files: fresh.files))
+    }
+
+    private func shutDown() {
+        supervision.stopping()
+        display.release()
+        display.flush()
+        _ = commands.reap()
+        logger.info("exiting: grabs released")
+    }
+}
+
+/// Where the running configuration came from.
+public enum RunningConfig: Equatable, Sendable {
+    case files
+    /// The files had errors at start: the last configuration that loaded, saved at that time.
+    case lastGood(saved: String)
+    /// The files had errors at start and there was no last good configuration.
+    case none
+}

@@ -1,0 +1,145 @@
+import ClickawayConfig
+import ClickawayControl
+import ClickawayCore
+import ClickawaySystem
+import ClickawayWayland
+import ClickawayX11
+import Glibc
+import Logging
+
+/// Starts the daemon as `clickaway` is asked to: the configuration to start with, the
+/// display (Wayland when `WAYLAND_DISPLAY` is set and `auto` is asked for without
+/// `--display`, else X), then the control socket, then the loop.
+public enum DaemonLauncher {
+    public struct Options: Sendable {
+        /// `--config`: this file instead of config.toml and conf.d/*.toml.
+        public var configFile: String?
+        /// `--backend`, over `[settings] backend`.
+        public var backend: Backend?
+        /// `--log-level`, over `[settings] log_level`.
+        public var logLevel: LogLevel?
+        /// `--display`, instead of `$DISPLAY`.
+        public var display: String?
+
+        public init(configFile: String?, backend: Backend?, logLevel: LogLevel?, display: String?) {
+            self.configFile = configFile
+            self.backend = backend
+            self.logLevel = logLevel
+            self.display = display
+        }
+    }
+
+    /// Runs until SIGTERM or SIGINT (0) or the display goes away (1); a start that fails
+    /// says why on stderr and exits 1.
+    public static func run(_ options: Options) -> Int32 {
+        let environment = processEnvironment()
+        var logger = Logger(label: "clickaway") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = .info
+
+        let start = loadAtStart(options.configFile, environment: environment, logger: logger)
+        logger.logLevel = Logger.Level(options.logLevel ?? start.config.model.settings.logLevel)
+        for note in start.config.notes { logger.notice("\(note)") }
+
+        let chosen = options.backend ?? start.config.model.settings.backend
+        let waylandDisplay = environment.nonEmpty("WAYLAND_DISPLAY")
+        let display: any Display
+        if chosen == .wayland || (chosen == .auto && waylandDisplay != nil && options.display == nil) {
+            display = connectWayland(waylandDisplay, model: start.config.model, environment: environment, logger: logger)
+        } else {
+            display = connectX(options.display, model: start.config.model, backend: chosen, logger: logger)
+        }
+        // The display first, then the control socket: a daemon that cannot reach its display
+        // leaves nothing behind.
+        Signals.install()
+        let loop = PollLoop()
+        let control: ControlServer
+        do {
+            control = try ControlServer(directory: try ControlPath.directory(environment: environment), loop: loop)
+        } catch {
+            fail("\(error)")
+        }
+        let daemon = Daemon(display: display, config: start.config, configFile: options.configFile, backend: options.backend,
+                            running: start.running, startErrors: start.errors, loop: loop, control: control,
+                            notifier: SystemdNotifier(environment: environment), logger: logger)
+        return daemon.run()
+    }
+
+    /// The configuration to start with. Nothing in the files stops the daemon: with errors it
+    /// runs with the last configuration that loaded (or none), says so, and the watcher
+    /// applies the files once they are fixed. A configuration that loads is kept as the last good one.
+    private static func loadAtStart(_ file: String?, environment: [String: String], logger: Logger)
+        -> (config: LoadedConfig, running: RunningConfig, errors: String?) {
+        let lastGood = LastGoodConfig(state: StateLocation(environment: environment), configFile: file, environment: environment)
+        do {
+            let loaded = try ConfigLoader.load(file: file, environment: environment)
+            if let failure = lastGood.save(loaded) { logger.warning("cannot keep this configuration as the last good one: \(failure)") }
+            return (loaded, .files, nil)
+        } catch {
+            let fix = "fix the errors and save: the file is watched and applied once it loads (`clickawayctl check` shows the errors)"
+            switch lastGood.load() {
+            case .success(let kept):
+                logger.error("\(error)\nthe configuration has errors; running with the last configuration that loaded, saved \(kept.saved) in \(lastGood.path), until then: \(fix)")
+                return (kept.config, .lastGood(saved: kept.saved), "\(error)")
+            case .failure(let why):
+                logger.error("\(error)\nthe configuration has errors; running with no popups, as there is no last good configuration to fall back on (\(why)): \(fix)")
+                return (try! ConfigLoader.load([]), .none, "\(error)")
+            }
+        }
+    }
+
+    private static func connectX(_ name: String?, model: ClickModel, backend: Backend, logger: Logger) -> X11Display {
+        let x: XConnection
+        do {
+            x = try XConnection(display: name)
+        } catch {
+            fail("\(error)")
+        }
+        do {
+            return try X11Display(x: x, model: model, backend: backend, logger: logger)
+        } catch {
+            fail("cannot set up on the X server \(x.display): \(error)")
+        }
+    }
+
+    /// The compositor must offer layer-shell; sway's IPC is used when $SWAYSOCK is set.
+    private static func connectWayland(_ name: String?, model: ClickModel, environment: [String: String],
+                                       logger: Logger) -> WaylandDisplay {
+        guard let name else {
+            fail("backend \"wayland\" needs WAYLAND_DISPLAY, which is not set: start clickaway inside the Wayland session "
+                 + "(systemd: `systemctl --user import-environment WAYLAND_DISPLAY`)")
+        }
+        let client: WaylandClient
+        do {
+            client = try WaylandClient(display: name)
+        } catch {
+            fail("\(error)")
+        }
+        do {
+            return try WaylandDisplay(client: client, model: model, swaySocket: environment.nonEmpty("SWAYSOCK"), logger: logger)
+        } catch WaylandError.missingGlobal(let interface, let purpose) where interface == "zwlr_layer_shell_v1" {
+            fail("the compositor on \(client.connection.display) does not offer \(interface), which clickaway needs \(purpose). "
+                 + "wlroots compositors (sway, Hyprland, river, labwc, wayfire), KDE and niri offer it; GNOME does not. "
+                 + "Under Xwayland, --backend x11-grab sees X clients only.")
+        } catch {
+            fail("cannot set up on the Wayland display \(client.connection.display): \(error)")
+        }
+    }
+
+    /// One clear message on stderr, exit status 1.
+    private static func fail(_ message: String) -> Never {
+        StandardStreams.error(message.contains("\n") ? message : "clickaway: \(message)")
+        exit(1)
+    }
+}
+
+extension Logger.Level {
+    init(_ level: LogLevel) {
+        switch level {
+        case .error: self = .error
+        case .warning: self = .warning
+        case .info: self = .info
+        case .debug: self = .debug
+        case .trace: self = .trace
+        }
+    }
+}

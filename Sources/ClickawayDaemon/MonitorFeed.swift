@@ -1,0 +1,28 @@
+import ClickawayControl
+import ClickawayCore
+import ClickawayJSON
+
+/// The events `monitor` clients receive: each change of the open popups announced once
+/// (`opened`, `closed`), and whatever else the daemon reports.
+struct MonitorFeed {
+    let control: ControlServer
+    /// The open popups last announced, by instance, as they were described then: a reload
+    /// may rename or remove their popups.
+    private var announced: [InstanceID: OpenPopup] = [:]
+
+    init(control: ControlServer) { self.control = control }
+
+    func send(_ event: MonitorEvent) {
+        guard control.hasSubscribers else { return }
+        control.broadcast(event.json.text)
+    }
+
+    /// Announces what opened and closed since the last call.
+    mutating func announce(_ open: [PopupInstance], describe: (PopupInstance) -> OpenPopup) {
+        var now: [InstanceID: OpenPopup] = [:]
+        for o in open { now[o.id] = announced[o.id] ?? describe(o) }
+        for (id, popup) in announced where now[id] == nil { send(.closed(popup)) }
+        for o in open where announced[o.id] == nil { now[o.id].map { send(.opened($0)) } }
+        announced = now
+    }
+}

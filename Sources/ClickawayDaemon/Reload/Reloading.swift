@@ -1,0 +1,106 @@
+import ClickawayConfig
+import ClickawayControl
+import ClickawaySystem
+import Glibc
+import Logging
+
+/// Reloads of the configuration: asked for by a changed file (the watcher), SIGHUP or
+/// `clickawayctl reload`, loaded off the loop (`ConfigReloader`), one at a time. A reload
+/// asked for while one runs follows it: the files may have changed since it began reading.
+final class Reloading {
+    /// A load finished: its outcome, why it was asked for, and the `reload` requests to answer.
+    struct Finished {
+        var outcome: ConfigReloader.Outcome
+        var cause: String
+        var requests: [ControlServer.Request]
+    }
+
+    let configFile: String?
+    /// The last configuration that loaded, kept for starts with a broken file.
+    let lastGood: LastGoodConfig
+    private let logger: Logger
+    /// Loads configurations off the loop; nil if its thread could not start.
+    private let reloader: ConfigReloader?
+    private let watcher: ConfigWatcher?
+    private var inProgress: (causes: [String], requests: [ControlServer.Request])?
+    private var next: (causes: [String], requests: [ControlServer.Request])?
+
+    init(configFile: String?, environment: [String: String], logger: Logger) {
+        self.configFile = configFile
+        self.logger = logger
+        lastGood = LastGoodConfig(state: StateLocation(environment: environment), configFile: configFile, environment: environment)
+        reloader = ConfigReloader()
+        if reloader == nil { logger.warning("cannot start the configuration loader thread; configurations load on the main loop") }
+        watcher = ConfigWatcher(logger: logger)
+        watcher?.watch(Self.watchedPaths(configFile: configFile, environment: environment))
+    }
+
+    /// Watches the files (`changed` once their changes settle) and the loader (`finished`).
+    func register(with loop: PollLoop, changed: @escaping () -> Void, finished: @escaping (Finished) -> Void) {
+        if let watcher {
+            loop.watch(watcher.descriptor) { _ in watcher.read(now: MonotonicClock.milliseconds()) }
+            loop.schedule({ watcher.due.map(Deadline.init(milliseconds:)) }) { now in
+                if watcher.takeDue(now: now) { changed() }
+            }
+        }
+        if let reloader {
+            loop.watch(reloader.descriptor) { [unowned self] _ in
+                if let outcome = reloader.takeOutcome(), let done = complete(outcome) { finished(done) }
+            }
+        }
+    }
+
+    /// Loads the configuration again, off the loop; `request` (a `clickawayctl reload`) is
+    /// answered once the outcome is known. Returns the outcome at once when there is no
+    /// loader thread.
+    func request(because cause: String, replyTo request: ControlServer.Request?, reloading: (String) -> Void) -> Finished? {
+        let requests = request.map { [$0] } ?? []
+        guard inProgress == nil else {
+            next = ((next?.causes ?? []) + [cause], (next?.requests ?? []) + requests)
+            return nil
+        }
+        return start(causes: [cause], requests: requests, reloading: reloading)
+    }
+
+    /// After one finished: the reload asked for meanwhile, if any.
+    func startNext(reloading: (String) -> Void) -> Finished? {
+        guard let queued = next else { return nil }
+        next = nil
+        return start(causes: queued.causes, requests: queued.requests, reloading: reloading)
+    }
+
+    private func start(causes: [String], requests: [ControlServer.Request], reloading: (String) -> Void) -> Finished? {
+        inProgress = (causes, requests)
+        reloading("reloading the configuration (\(causes[0]))")
+        let job = ConfigReloader.Job(configFile: configFile, environment: processEnvironment(), lastGood: lastGood)
+        guard let reloader else { return complete(ConfigReloader.perform(job)) }
+        reloader.start(job)
+        return nil
+    }
+
+    private func complete(_ outcome: ConfigReloader.Outcome) -> Finished? {
+        guard let batch = inProgress else { return nil }
+        inProgress = nil
+        watcher?.watch(outcome.watchTargets)
+        var seen: Set<String> = []
+        return Finished(outcome: outcome, cause: batch.causes.filter { seen.insert($0).inserted }.joined(separator: ", "),
+                        requests: batch.requests)
+    }
+
+    /// The files whose changes reload the configuration: the one given with --config, or
+    /// the XDG config.toml and its conf.d.
+    /// A file that is a symlink (stow, home-manager) is watched where it points too.
+    static func watchedPaths(configFile: String?, environment: [String: String]) -> [ConfigWatcher.Target] {
+        let location = ConfigLocation(environment: environment)
+        let files = configFile.map { [$0] } ?? [location.mainFile]
+        var targets = files.map(ConfigWatcher.Target.file)
+        for file in files {
+            if let resolved = realpath(file, nil) {
+                let target = String(cString: resolved)
+                free(resolved)
+                if target != file { targets.append(.file(target)) }
+            }
+        }
+        return configFile == nil ? targets + [.directory(location.dropInDirectory)] : targets
+    }
+}

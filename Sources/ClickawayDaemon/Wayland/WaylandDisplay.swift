@@ -1,0 +1,365 @@
+import ClickawayControl
+import ClickawayCore
+import ClickawaySystem
+import ClickawayWayland
+import Logging
+import SystemPackage
+
+/// A Wayland compositor with layer-shell. There are no grabs: a transparent layer surface
+/// on the overlay layer covers each output, and its input region is the output minus the
+/// engine's holes, so inside clicks go straight to the popup and outside clicks land here.
+/// The compositor never waits for us: a swallowed click simply stays on the overlay; a
+/// replayed one is sent again after its release, through a wlroots virtual pointer or
+/// KWin's fake input. Touch points and pen tips act as button 1.
+///
+/// Windows come from sway's IPC when `$SWAYSOCK` is set; elsewhere only `rect` popups open.
+public final class WaylandDisplay: Display {
+    let client: WaylandClient
+    private let overlay: Overlay
+    private let logger: Logger
+    /// Sends replayed clicks; nil when the compositor offers no way to inject input.
+    private let replayer: (any InputInjector)?
+    private let sway: SwayWindows?
+    private let noWindows = NoWindows()
+    private var knownOutputs: [OutputInfo] = []
+    public private(set) var outputs: [String: Rect] = [:]
+    /// What a press to send on once released came from: a button, a finger, a pen.
+    private enum Pressed: Hashable {
+        case button(UInt32)
+        case touch(Int32)
+        case pen
+    }
+    /// The press of a click that goes on to what is below, until its release arrives.
+    private var pendingReplays: [Pressed: Position] = [:]
+    /// Clicks read from the overlay, not handed out yet.
+    private var clicks: [OverlayClick] = []
+    /// The click `nextInput()` handed out last: what `answer` answers.
+    private var current: (click: OverlayClick, pressed: Pressed)?
+    /// A release answered: its press goes on once the daemon has acted on it.
+    private var replayDue: (pressed: Pressed, release: OverlayClick)?
+    /// The daemon must refresh before the next click: sway's windows or the outputs changed.
+    private var changed = false
+    private var outputsChanged = false
+    /// Whether a popup is open (the last `intercept`).
+    private var popupsOpen = false
+    /// When sway's tree is next read while window geometry is in use (see `pollTree`).
+    private var nextTreePoll: Deadline?
+    /// Whether a `prepareRead()` awaits its `readEvents()` or `cancelRead()`.
+    private var readPrepared = false
+    /// The input region shrank: the compositor must have it before "opened" is announced.
+    private var regionShrank = false
+    private var broken: String?
+
+    /// Connects the overlay (layer-shell is required: GNOME, for one, does not offer it),
+    /// the replay injector and, when `swaySocket` is given, sway's IPC.
+    public init(client: WaylandClient, model: ClickModel, swaySocket: String?, logger: Logger) throws {
+        self.client = client
+        self.logger = logger
+        overlay = try Overlay(client: client)
+        do {
+            replayer = try client.makeInjector()
+        } catch {
+            logger.warning("\(error): clicks that should be replayed are swallowed instead")
+            replayer = nil
+        }
+        sway = try swaySocket.map { try SwayWindows(socketPath: $0, model: model, logger: logger) }
+        try client.connection.roundtrip()
+        followOutputs()
+        if let broken { throw WaylandError.connectionLost(display: client.connection.display, reason: broken) }
+    }
+
+    public var name: String { client.connection.display }
+    public var interceptionName: String { "wayland" }
+    public var isIntercepting: Bool { popupsOpen && !overlay.coveredOutputs.isEmpty }
+    public var failure: String? { broken ?? sway?.failure }
+    public var windows: any WindowSource { sway?.roster ?? noWindows }
+    public func now() -> Int64 { MonotonicClock.milliseconds() }
+
+    // MARK: - The loop
+
+    public var pollDescriptor: FileDescriptor { client.connection.fileDescriptor }
+
+    /// libwayland's read protocol: only an empty queue may be slept on. Events dispatched
+    /// while preparing may bring clicks or outputs: then the loop only looks.
+    public func prepareToSleep() -> Bool {
+        while broken == nil && !client.connection.prepareRead() { dispatch() }
+        guard broken == nil else { return true }
+        readPrepared = true
+        // A plain flush: a round trip now would wait for the read just announced.
+        do { try client.connection.flush() } catch { broken = "\(error)" }
+        return !clicks.isEmpty || changed || outputsChanged || replayDue != nil
+    }
+
+    public func pollReturned(_ readiness: Readiness) {
+        guard readPrepared else { return }
+        readPrepared = false
+        if readiness.isEmpty {
+            client.connection.cancelRead()
+        } else {
+            do { try client.connection.readEvents() } catch { broken = "\(error)" }
+        }
+    }
+
+    public func register(with loop: PollLoop) {
+        if let sway {
+            for descriptor in sway.descriptors { loop.watch(descriptor) { _ in sway.read() } }
+        }
+        loop.schedule({ [unowned self] in nextTreePoll }) { [unowned self] _ in pollTree() }
+    }
+
+    /// Runs the listeners of what is queued and takes the clicks and outputs they brought.
+    private func dispatch() {
+        guard broken == nil else { return }
+        do {
+            try client.connection.dispatchPending()
+        } catch {
+            broken = "\(error)"
+            return
+        }
+        let taken = overlay.takeClicks()
+        // Before a press is decided, sway's tree is read again: see `checkSwayTree`.
+        if taken.contains(where: \.isPressed) { checkSwayTree() }
+        clicks += taken
+        followOutputs()
+    }
+
+    // MARK: - Clicks
+
+    /// Every click here landed outside the holes, so the engine decides something for it.
+    public func nextInput() -> DisplayInput? {
+        if let due = replayDue {
+            replayDue = nil
+            replay(due.pressed, due.release)
+        }
+        if clicks.isEmpty { dispatch() }
+        if sway?.takeChange() == true { changed = true }
+        if outputsChanged {
+            outputsChanged = false
+            return .outputsChanged
+        }
+        if changed {
+            changed = false
+            return .changed
+        }
+        while !clicks.isEmpty {
+            let click = clicks.removeFirst()
+            let pressed: Pressed = switch click.device {
+            case .pointer: .button(click.button)
+            case .touch(let id): .touch(id)
+            case .pen: .pen
+            }
+            logger.debug("\(click)")
+            // A button X11 has no number for cannot be configured, so it dismisses nothing:
+            // it goes on, as an unlisted button does.
+            guard let button = PointerButton.x11Button(code: click.button) else {
+                if click.isPressed { pendingReplays[pressed] = click.position } else { replay(pressed, click) }
+                continue
+            }
+            current = (click, pressed)
+            return .click(Click(isPress: click.isPressed, button: button, x: click.x, y: click.y, time: now(),
+                                releaseGoesElsewhere: false))
+        }
+        return nil
+    }
+
+    /// Nothing waits for an answer: a swallowed click is already eaten, and a click to
+    /// replay goes on once its release has come (the overlay holds the pointer, finger or
+    /// pen until then), after the daemon has acted on it.
+    public func answer(_ click: Click, with decision: Decision?) {
+        guard let (overlayClick, pressed) = current else { return }
+        current = nil
+        if click.isPress {
+            if decision?.click != .swallow { pendingReplays[pressed] = overlayClick.position }
+        } else if overlayClick.isCancelled {
+            // A touch the compositor took back was not a tap: nothing to send on.
+            pendingReplays[pressed] = nil
+        } else {
+            replayDue = (pressed, overlayClick)
+        }
+    }
+
+    /// Wayland lets no client take the Escape key (`unavailableSources` says so).
+    public func answerEscape(_ outcome: EscapeOutcome) {}
+
+    /// Sends a click whose press was to be replayed again, to whatever is under it now: a
+    /// pinhole in the input region at its point, then the click there at the exact point
+    /// (motion first: compositors pick the surface under the pointer only on motion), and
+    /// the region restored. A touch goes on as a touch where the compositor can inject one
+    /// (KWin), else as a click of button 1, as a pen tip does. One connection carries all of
+    /// it, so the compositor applies it in this order.
+    private func replay(_ pressed: Pressed, _ release: OverlayClick) {
+        guard let position = pendingReplays.removeValue(forKey: pressed), let replayer else { return }
+        let holes = overlay.holes
+        let pixel = position.pixel
+        overlay.setHoles(holes + [Rect(x: pixel.x, y: pixel.y, width: 1, height: 1)])
+        if case .touch(let id) = pressed, replayer.injectsTouch {
+            replayer.tap(at: position, id: UInt32(bitPattern: id))
+        } else {
+            do {
+                try replayer.click(at: position, button: release.button)
+            } catch {
+                logger.warning("cannot replay the click at \(position): \(error)")
+            }
+        }
+        overlay.setHoles(holes)
+        // The pointer rests where the pinhole was: the next click there is the overlay's.
+        replayer.repick()
+        flush()
+    }
+
+    public func close(_ window: UInt32, _ spec: PopupSpec, trigger: DismissTrigger) {
+        sway?.close(window, kill: spec.dismiss == .kill)
+    }
+
+    // MARK: - sway windows that move without a word
+
+    /// How often sway's tree is read while window geometry is in use: a window moved or
+    /// resized without an event keeps its old rectangle for at most this long (plus sway's
+    /// answer), as far as clicks in its old or new place outside it are concerned.
+    static let treePollMs: Int64 = 250
+
+    /// How long a decision waits for sway's tree at most.
+    static let treeCheckMs: Int64 = 250
+
+    /// Before a press on the overlay is decided, sway's tree is read again when any window
+    /// plays a role: a window moved without an event would otherwise be judged where it
+    /// was. One round trip on the IPC; the compositor does not wait for it. A changed tree
+    /// refreshes the engine before the press is decided. A sway too slow to answer within
+    /// `treeCheckMs` leaves the decision to the tree already known.
+    private func checkSwayTree() {
+        guard let sway, sway.windowCount > 0 else { return }
+        let started = MonotonicClock.microseconds()
+        let inTime = sway.readTreeNow(within: Self.treeCheckMs)
+        logger.debug("read sway's tree before deciding", metadata: ["microseconds": "\(MonotonicClock.microseconds() - started)"])
+        if !inTime, sway.failure == nil {
+            logger.warning("sway did not send its tree within \(Self.treeCheckMs) ms: deciding the click on the windows as last seen")
+        }
+    }
+
+    /// Asks for sway's tree every `treePollMs` while a popup is open and a window plays a
+    /// role (a window popup, anchor or exclusion); otherwise no timer runs at all.
+    private func pollTree() {
+        sway?.requestTree()
+        nextTreePoll = nil
+        scheduleTreePolls()
+    }
+
+    private func scheduleTreePolls() {
+        guard let sway, popupsOpen, sway.windowCount > 0 else {
+            nextTreePoll = nil
+            return
+        }
+        if nextTreePoll == nil { nextTreePoll = .inMilliseconds(Self.treePollMs) }
+    }
+
+    // MARK: - Outputs and the overlay
+
+    /// Outputs come and go: the overlay gets a surface on each new one, `output = "..."`
+    /// rectangles move with theirs.
+    private func followOutputs() {
+        let current = client.outputs
+        guard current != knownOutputs else { return }
+        knownOutputs = current
+        do {
+            try overlay.sync()
+        } catch {
+            logger.error("cannot cover the outputs with the overlay: \(error)")
+        }
+        logger.info("outputs", metadata: ["outputs": "\(current.map(\.description).joined(separator: ", "))"])
+        outputs = Dictionary(current.map { ($0.name, $0.rect) }, uniquingKeysWith: { a, _ in a })
+        outputsChanged = true
+    }
+
+    /// The input region is everything but the holes; with no popup open, one hole covers
+    /// every output and the overlay takes nothing.
+    public func intercept(_ engine: DecisionEngine) -> [InterceptionNotice] {
+        popupsOpen = !engine.open.isEmpty
+        scheduleTreePolls()
+        guard let bounds = client.layoutBounds else { return [] }
+        let holes = engine.open.isEmpty ? [bounds] : engine.shieldHoles(screen: bounds)
+        guard holes != overlay.holes else { return [] }
+        if !engine.open.isEmpty { regionShrank = true }
+        overlay.setHoles(holes)
+        // A click without moving the pointer first goes where the new region says.
+        replayer?.repick()
+        return []
+    }
+
+    public func flush() {
+        guard broken == nil else { return }
+        do {
+            if regionShrank {
+                regionShrank = false
+                try client.connection.roundtrip()
+            } else {
+                try client.connection.flush()
+            }
+        } catch {
+            broken = "\(error)"
+        }
+    }
+
+    /// One round trip: the compositor has handled every request sent before, and every event
+    /// it sent before is handled here; a second one for the requests those events caused.
+    public func sync(_ drain: () -> Void) -> String? {
+        do {
+            try client.connection.roundtrip()
+            drain()
+            // The tree read here may have changed: the engine must see it, not only sway's windows.
+            if sway?.sync() == true { changed = true }
+            drain()
+            try client.connection.roundtrip()
+            drain()
+        } catch {
+            broken = "\(error)"
+        }
+        return broken.map { "Wayland round trip failed: \($0)" }
+    }
+
+    public func configurationReplaced(_ model: ClickModel, backend: Backend) {
+        sway?.replaceModel(model)
+        if backend == .x11Grab || backend == .x11Shield {
+            logger.error("backend = \"\(backend.rawValue)\" takes effect when clickaway starts again; keeping wayland on \(name)")
+        }
+    }
+
+    public func unavailableSources(in model: ClickModel) -> [String] {
+        var sentences: [String] = []
+        if sway == nil {
+            sentences += model.windowMatchUsers { _ in true }.map {
+                "\($0) matches windows, which clickaway finds on Wayland only through sway's IPC, and $SWAYSOCK is not set: "
+                    + "it never matches here (a rect popup with `clickawayctl open` works on every compositor)"
+            }
+        }
+        for p in model.popups {
+            if p.escape {
+                sentences.append("popup \"\(p.name)\" has escape = true, but Wayland lets no client take the Escape key: "
+                                 + "bind Escape in the compositor to `clickawayctl close \(p.name)` instead")
+            }
+            if case .window = p.source, p.dismiss == .unmap {
+                sentences.append("popup \"\(p.name)\" has dismiss = \"unmap\", which Wayland has no request for: "
+                                 + "its window is closed instead (as with \"close\")")
+            }
+            if replayer == nil, p.outsideClick == .replay {
+                sentences.append("popup \"\(p.name)\" has outside_click = \"replay\", but the compositor offers neither "
+                                 + "zwlr_virtual_pointer_manager_v1 nor org_kde_kwin_fake_input (KWin offers it only to "
+                                 + "programs it trusts: see the README): its outside clicks are swallowed")
+            }
+        }
+        return sentences
+    }
+
+    /// The overlay and its surfaces go with the connection.
+    public func release() {}
+
+    public func status() -> DisplayStatus {
+        .wayland(WaylandStatus(
+            display: name,
+            overlay: OverlayStatus(
+                outputs: overlay.coveredOutputs.map { OverlayStatus.Output(name: $0.name, rect: $0.rect) },
+                holes: overlay.holes,
+                pointer: client.seat?.hasPointer == true, touch: client.seat?.hasTouch == true,
+                tablets: client.seat?.hasTablets == true, replay: replayer?.protocolName),
+            sway: sway.map { SwayStatus(socket: $0.socketPath, windows: $0.windowCount) }))
+    }
+}

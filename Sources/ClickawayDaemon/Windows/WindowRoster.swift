@@ -1,0 +1,184 @@
+import ClickawayCore
+import Logging
+
+/// Where a display's windows come from, as the daemon sees them: the X tree's, sway's, or
+/// none. Window ids fit in 32 bits (X windows, sway container ids).
+public protocol WindowSource: AnyObject {
+    /// Open popup instances, bottom to top; not those being dismissed.
+    func openInstances() -> [PopupInstance]
+    /// Anchor and exclusion rectangles of the windows that match them.
+    func windowAreas() -> [Area]
+    /// Whether the window is still there (whatever its role).
+    func isPresent(_ window: UInt32) -> Bool
+    /// The window as users and scripts see it (`0x1a00003`, or sway's container id).
+    func describe(_ window: UInt32) -> String
+    /// Dismissed windows not gone yet: see `ClosingWindows`.
+    var closing: ClosingWindows { get set }
+}
+
+/// The windows that play a role in the configuration, kept by the X window tracker and by
+/// sway's: each window's rectangle, properties and roles, stacking, and when each popup
+/// opened, which a re-match (a new title, a reload) keeps. Logs popups opening and closing.
+///
+/// Keyed by the window the display stacks (an X top-level: the frame under a reparenting
+/// window manager; a sway container); each entry names the window a dismissal closes and
+/// the popup instance is (the X client; the same container).
+public final class WindowRoster<Details>: WindowSource {
+    public struct Entry {
+        /// The window that is the popup: the one closed on a dismissal.
+        public var window: UInt32
+        public var rect: Rect
+        public var properties: WindowMatch.Properties
+        public var roles: WindowRoles
+        public var openedAt: Int64
+        /// What the display keeps beside (X: whether it takes WM_DELETE_WINDOW; sway: its pid).
+        public var details: Details
+    }
+
+    /// How windows are written for people.
+    public enum Naming: Sendable {
+        /// X window ids: `0x1a00003`.
+        case hex
+        /// sway's container ids: `42`.
+        case decimal
+    }
+
+    private(set) var model: ClickModel
+    private let logger: Logger
+    private let naming: Naming
+    /// The windows that play a role, by the key the display stacks them by.
+    public private(set) var entries: [UInt32: Entry] = [:]
+    /// Keys bottom to top; may hold windows with no entry (all the X root's children).
+    public var stacking: [UInt32] = []
+    public var closing = ClosingWindows()
+
+    public init(model: ClickModel, naming: Naming, logger: Logger) {
+        self.model = model
+        self.naming = naming
+        self.logger = logger
+    }
+
+    public var count: Int { entries.count }
+
+    public subscript(key: UInt32) -> Entry? { entries[key] }
+
+    /// Records what the window at `key` is now; a window with no role is forgotten. A window
+    /// that stays the same popup keeps the time it opened. Returns whether anything the
+    /// engine sees changed (roles, window or rectangle).
+    @discardableResult
+    public func update(_ key: UInt32, window: UInt32, rect: Rect, properties: WindowMatch.Properties, details: Details,
+                       now: Int64) -> Bool {
+        let roles = model.roles(for: properties)
+        guard !roles.isNone else { return forget(key) }
+        let before = entries[key]
+        let still = before.flatMap { $0.window == window && $0.roles.popup == roles.popup ? $0 : nil }
+        if still == nil { closing.cancel(window) }
+        entries[key] = Entry(window: window, rect: rect, properties: properties, roles: roles,
+                             openedAt: still?.openedAt ?? now, details: details)
+        if let popup = roles.popup, still == nil {
+            logger.info("popup opened", metadata: [
+                "popup": "\(model.popups[Int(popup)].name)", "window": "\(describe(window))", "rect": "\(rect)",
+            ])
+        }
+        return before.map { $0.window != window || $0.roles != roles || $0.rect != rect } ?? true
+    }
+
+    /// The window at `key` moved or was resized.
+    public func move(_ key: UInt32, to rect: Rect) -> Bool {
+        guard entries[key] != nil else { return false }
+        entries[key]?.rect = rect
+        return true
+    }
+
+    /// Forgets the window at `key` (gone, unmapped, no role any more); returns whether it had one.
+    @discardableResult
+    public func forget(_ key: UInt32) -> Bool {
+        guard let entry = entries.removeValue(forKey: key) else { return false }
+        closing.cancel(entry.window)
+        if let popup = entry.roles.popup {
+            logger.info("popup closed", metadata: ["popup": "\(model.popups[Int(popup)].name)", "window": "\(describe(entry.window))"])
+        }
+        return true
+    }
+
+    /// A new configuration: the windows known are matched again by the properties last read.
+    /// A window keeps the time it opened: the popup is the same window as before the reload.
+    public func rematch(_ model: ClickModel) {
+        self.model = model
+        for (key, entry) in entries {
+            let roles = model.roles(for: entry.properties)
+            if roles.isNone { forget(key) } else { entries[key]?.roles = roles }
+        }
+    }
+
+    /// Takes a new configuration without matching again (the display reads the windows anew).
+    public func replaceModel(_ model: ClickModel) { self.model = model }
+
+    /// The entry whose window is `window`.
+    public func entry(forWindow window: UInt32) -> Entry? { entries.values.first { $0.window == window } }
+
+    // MARK: - WindowSource
+
+    public func openInstances() -> [PopupInstance] {
+        stacking.compactMap { key in
+            guard let entry = entries[key], let popup = entry.roles.popup, !closing.contains(entry.window) else { return nil }
+            return PopupInstance(popup: popup, rect: entry.rect, openedAt: entry.openedAt, id: .window(entry.window))
+        }
+    }
+
+    public func windowAreas() -> [Area] {
+        var areas: [Area] = []
+        for entry in entries.values {
+            for popup in entry.roles.anchors { areas.append(Area(kind: .anchor(popup: popup), rect: entry.rect)) }
+            if entry.roles.excluded { areas.append(Area(kind: .exclusion, rect: entry.rect)) }
+        }
+        return areas
+    }
+
+    public func isPresent(_ window: UInt32) -> Bool { entry(forWindow: window) != nil }
+
+    public func describe(_ window: UInt32) -> String {
+        switch naming {
+        case .hex: "0x" + String(window, radix: 16)
+        case .decimal: "\(window)"
+        }
+    }
+}
+
+/// Windows asked to close and not gone yet: they no longer count as open, unless still
+/// there `timeoutMs` later (the program ignored the request, or the command failed).
+public struct ClosingWindows: Sendable {
+    private var deadlines: [UInt32: Int64] = [:]
+    public static let timeoutMs: Int64 = 2000
+
+    public init() {}
+
+    public func contains(_ window: UInt32) -> Bool { deadlines[window] != nil }
+
+    public mutating func mark(_ window: UInt32, now: Int64) { deadlines[window] = now + Self.timeoutMs }
+
+    /// Returns whether the window was closing.
+    @discardableResult
+    public mutating func cancel(_ window: UInt32) -> Bool { deadlines.removeValue(forKey: window) != nil }
+
+    /// When the next dismissed window's time to disappear runs out, if any is pending.
+    public var nextDeadline: Int64? { deadlines.values.min() }
+
+    /// The windows whose time ran out, no longer closing.
+    public mutating func expire(now: Int64) -> [UInt32] {
+        let expired = deadlines.filter { $0.value <= now }.map(\.key)
+        for window in expired { deadlines[window] = nil }
+        return expired
+    }
+}
+
+/// A display without windows to match (a Wayland compositor other than sway): only `rect`
+/// popups open.
+public final class NoWindows: WindowSource {
+    public var closing = ClosingWindows()
+    public init() {}
+    public func openInstances() -> [PopupInstance] { [] }
+    public func windowAreas() -> [Area] { [] }
+    public func isPresent(_ window: UInt32) -> Bool { false }
+    public func describe(_ window: UInt32) -> String { "\(window)" }
+}

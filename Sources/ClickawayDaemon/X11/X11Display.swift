@@ -1,0 +1,429 @@
+import ClickawayControl
+import ClickawayCore
+import ClickawaySystem
+import ClickawayX11
+import Glibc
+import Logging
+import SystemPackage
+
+/// An X server: windows from the X tree, clicks through SYNC grabs on the root or through
+/// the shield window, Escape through a key grab.
+///
+/// The press path: `nextInput()` reads the press and hands it out with nothing else done;
+/// the daemon decides from memory; `answer` sends AllowEvents (or the shield's replay) and
+/// flushes before anything else, then does what may wait (a round trip for the window to
+/// activate, a yield) before the daemon acts.
+public final class X11Display: Display {
+    let x: XConnection
+    private let logger: Logger
+    private let clock: ServerClock
+    private let tracker: WindowTracker
+    private let buttonGrabs: PassiveGrabSet
+    private let escapeGrabs: PassiveGrabSet
+    private let escapeKeycodes: [UInt8]
+    /// How clicks reach the daemon: grabs on the root, or the shield window.
+    private var interception: Interception = .grab
+    private var shield: ShieldWindow?
+    /// `--backend`, or the configuration's.
+    private var backend: Backend
+    /// Why `auto` left the grab mode for the shield, once it has.
+    private var fallbackReason: String?
+    private var screen: Rect
+    public private(set) var outputs: [String: Rect]
+    /// A press swallowed on the shield whose release has not come yet: the shield stays up
+    /// until then, because unmapping it would end the grab and send the release on.
+    private var shieldHoldsAClick = false
+    /// Whether the pointer is over the shield rather than in a hole (its crossing events).
+    private var pointerOnShield = false
+    /// The buttons the open popups take, and whether any is open: kept for when the pointer
+    /// crosses into the shield or out of it.
+    private var wanted = (active: false, buttons: ButtonSet(bits: 0))
+    /// The press or key `nextInput()` handed out last: what `answer` answers.
+    private var pendingButton: ButtonEvent?
+    private var pendingKey: KeyEvent?
+    /// An event read while preparing to sleep, handed out first.
+    private var queued: XEvent?
+    /// The daemon must refresh (`DisplayInput.changed`) before the next event.
+    private var changed = false
+
+    enum Interception: String {
+        case grab = "x11-grab"
+        case shield = "x11-shield"
+    }
+
+    public init(x: XConnection, model: ClickModel, backend: Backend, logger: Logger) throws(XError) {
+        self.x = x
+        self.logger = logger
+        self.backend = backend
+        screen = x.screenRect
+        clock = try x.calibrateClock()
+        // The grab mode needs only the core protocol; RandR (1.3) places `output = ...`
+        // rectangles and follows screen changes, and its absence costs only that.
+        do {
+            let version = try x.requireRandR()
+            logger.debug("RandR \(version)")
+        } catch {
+            logger.warning("\(error): rectangles with output = \"...\" cannot be placed and screen changes are not followed")
+        }
+        outputs = (try? x.outputs()) ?? [:]
+        tracker = WindowTracker(x: x, model: model, logger: logger)
+        let locks = LockModifiers(x: x)
+        buttonGrabs = PassiveGrabSet(x: x, locks: locks)
+        escapeGrabs = PassiveGrabSet(x: x, locks: locks)
+        escapeKeycodes = ((try? x.keycodes(forKeysym: Keysym.escape)) ?? []).sorted()
+        if escapeKeycodes.isEmpty { logger.warning("no key produces Escape in the keyboard map: escape = true has no effect") }
+        // SubstructureNotify on root may be selected by any number of clients; ButtonPress may not.
+        if let error = x.check(x.selectInput(x.root, .substructureNotify)) {
+            throw .request("ChangeWindowAttributes", error)
+        }
+        _ = x.check(x.selectRandrScreenChange(x.root))
+        try useBackend(backend)
+        try tracker.scan(now: clock.now())
+    }
+
+    public var name: String { x.display }
+    public var interceptionName: String { interception.rawValue }
+    public var isIntercepting: Bool { buttonGrabs.isGrabbing || shield?.mapped == true }
+    public var failure: String? { x.connectionError.map { "\($0)" } }
+    public var windows: any WindowSource { tracker.roster }
+    public func now() -> Int64 { clock.now() }
+    public func flush() { x.flush() }
+
+    // MARK: - The loop
+
+    public var pollDescriptor: FileDescriptor { FileDescriptor(rawValue: x.fileDescriptor) }
+
+    /// Flushes, and looks whether libxcb already holds an event: replies can pull events into
+    /// its queue without the socket becoming readable again (i3's prepare callback).
+    public func prepareToSleep() -> Bool {
+        x.flush()
+        if queued == nil { queued = x.pollQueuedEvent() }
+        return queued != nil || changed
+    }
+
+    public func pollReturned(_ readiness: Readiness) {}
+
+    public func register(with loop: PollLoop) {}
+
+    // MARK: - Events
+
+    public func nextInput() -> DisplayInput? {
+        while true {
+            if changed {
+                changed = false
+                return .changed
+            }
+            guard let event = queued ?? x.pollEvent() else { return nil }
+            queued = nil
+            if let input = handle(event) { return input }
+        }
+    }
+
+    /// Handles what is the display's own; returns what the daemon must see.
+    private func handle(_ event: XEvent) -> DisplayInput? {
+        switch event {
+        case .buttonPress(let e):
+            pendingButton = e
+            return .click(Click(isPress: true, button: e.button, x: e.rootX, y: e.rootY, time: clock.unwrap(e.time),
+                                releaseGoesElsewhere: true))
+        case .buttonRelease(let e):
+            pendingButton = e
+            return .click(Click(isPress: false, button: e.button, x: e.rootX, y: e.rootY, time: clock.unwrap(e.time),
+                                releaseGoesElsewhere: false))
+        case .keyPress(let e) where e.window == x.root && escapeKeycodes.contains(e.keycode):
+            pendingKey = e
+            return .escapeKey(time: clock.unwrap(e.time))
+        case .unmapNotify(let e) where e.window == shield?.window:
+            // Another client unmapped it: it must come back while popups are open.
+            shield?.noteUnmapped()
+            pointerOnShield = false
+            return .changed
+        case .enterNotify(let e) where e.window == shield?.window:
+            shield?.closePinhole()
+            pointerEntered(shield: true)
+            x.flush()
+        case .leaveNotify(let e) where e.window == shield?.window && e.mode != .grab:
+            // A grab taking the pointer (mode Grab) leaves it where it is.
+            pointerEntered(shield: false)
+        case .randrScreenChange:
+            // Not the event's size: RandR swaps it when the first CRTC is rotated.
+            if let root = try? x.getGeometry(x.root) { screen = Rect(x: 0, y: 0, width: root.rect.width, height: root.rect.height) }
+            shield?.resize(to: screen)
+            outputs = (try? x.outputs()) ?? [:]
+            return .outputsChanged
+        case .error(let error):
+            // Requests about windows that vanished (a popup closed mid-click) end here.
+            logger.debug("X error", metadata: ["error": "\(error)"])
+        default:
+            let changed = tracker.apply(event, now: clock.now())
+            if interception == .shield { shield?.keepOnTop(stacking: tracker.stacking, now: MonotonicClock.milliseconds()) }
+            if changed { return .changed }
+        }
+        return nil
+    }
+
+    // MARK: - Answers
+
+    /// A press: eaten (AsyncPointer) or sent on (ReplayPointer, or the shield's replay), and
+    /// flushed; then, for a press let through the shield's own grab, the window under it
+    /// activated, and for one replayed that dismisses, the X server given the CPU first.
+    /// A release only reaches the daemon after a swallowed press.
+    public func answer(_ click: Click, with decision: Decision?) {
+        guard let e = pendingButton else { return }
+        pendingButton = nil
+        guard click.isPress else {
+            let wasHolding = shieldHoldsAClick
+            shieldHoldsAClick = wasHolding && e.otherButtonsHeld
+            if wasHolding && !shieldHoldsAClick { changed = true }
+            return
+        }
+        let swallow = decision?.click == .swallow
+        let onShieldGrab = e.window == shield?.window
+        var windowUnder: ChildOfRootQuery?
+        if swallow {
+            x.allowEvents(.asyncPointer, time: e.time)
+            shieldHoldsAClick = onShieldGrab
+        } else if let shield, onShieldGrab || shield.mapped {
+            // Buttons 1-3 focus on a click; the wheel does not.
+            windowUnder = shield.replay(e, findWindowUnder: onShieldGrab && e.button <= 3)
+        } else {
+            x.allowEvents(.replayPointer, time: e.time)
+        }
+        x.flush()
+        if let windowUnder { activate(under: windowUnder, time: e.time) }
+        // The replayed press first, the dismissal after: on a shared CPU, let the X server
+        // deliver it before this process goes on to unmap and ungrab (BENCHMARKS.md, case 4).
+        if let decision, decision.dismissCount > 0 && !swallow { sched_yield() }
+    }
+
+    public func answerEscape(_ outcome: EscapeOutcome) {
+        guard let e = pendingKey else { return }
+        pendingKey = nil
+        x.allowEvents(outcome == .swallow ? .asyncKeyboard : .replayKeyboard, time: e.time)
+        x.flush()
+    }
+
+    public func close(_ client: UInt32, _ spec: PopupSpec, trigger: DismissTrigger) {
+        switch spec.dismiss {
+        case .close:
+            if tracker.supportsDelete(client) {
+                // The press's own time: the unwrapped clock keeps the server's low 32 bits.
+                x.sendDeleteWindow(client, time: Timestamp(truncatingIfNeeded: trigger.time))
+            } else {
+                logger.warning("window does not support WM_DELETE_WINDOW, so \"close\" cannot ask it to close; unmapping it instead (set dismiss = \"kill\" or a command to choose otherwise)", metadata: [
+                    "popup": "\(spec.name)", "window": "\(hex(client))",
+                ])
+                x.unmapWindow(client)
+            }
+        case .unmap:
+            x.unmapWindow(client)
+        case .kill:
+            x.killClient(client)
+        case .command:
+            break  // the daemon runs it
+        }
+    }
+
+    /// After a press let through from the shield's own grab, which no window manager grab
+    /// saw: asks the window manager to activate the client under it, as a click would have
+    /// (EWMH; a window manager without it, and the bare root, get nothing). Runs after the
+    /// answer to the press is flushed: the round trip here never holds the pointer.
+    private func activate(under query: ChildOfRootQuery, time: Timestamp) {
+        do {
+            guard let top = try x.childOfRoot(query), top != shield?.window,
+                  let client = try tracker.client(of: top) else { return }
+            x.requestActivation(client, time: time)
+            logger.debug("asked the window manager to activate the window under a click let through the shield",
+                         metadata: ["window": "\(hex(client))"])
+        } catch {
+            logger.debug("no window to activate under a click let through the shield: \(error)")
+        }
+    }
+
+    // MARK: - Interception
+
+    /// x11-grab and auto start with grabs on the root; x11-shield needs XFixes 2 and fails
+    /// plainly without it. The display is chosen at start: a reload to `wayland` keeps X.
+    private func useBackend(_ backend: Backend) throws(XError) {
+        switch backend {
+        case .x11Shield:
+            try enterShieldMode()
+        case .wayland:
+            logger.error("backend = \"wayland\" takes effect when clickaway starts again; keeping \(interception.rawValue) on \(x.display)")
+        case .auto, .x11Grab:
+            if backend == .auto && fallbackReason != nil { return }
+            shield?.update(active: false, holes: [])
+            shieldHoldsAClick = false
+            pointerOnShield = false
+            interception = .grab
+        }
+    }
+
+    /// The shield (made the first time) takes clicks instead of grabs on the root.
+    private func enterShieldMode() throws(XError) {
+        if shield == nil { shield = try ShieldWindow(x: x, screen: screen, logger: logger) }
+        buttonGrabs.release()
+        interception = .shield
+    }
+
+    /// Grabs on the root for the open popups' buttons, or the shield with the engine's
+    /// holes; Escape grabbed while a popup that wants it is open.
+    public func intercept(_ engine: DecisionEngine) -> [InterceptionNotice] {
+        let popups = engine.model.popups
+        var buttons = ButtonSet(bits: 0)
+        for o in engine.open { buttons.bits |= popups[Int(o.popup)].buttons.bits }
+        wanted = (!engine.open.isEmpty, buttons)
+        var notices = interception == .grab ? grabOnRoot() : []
+        // Also right after `auto` fell back to it.
+        if interception == .shield, let shield {
+            shield.update(active: wanted.active || shieldHoldsAClick, holes: wanted.active ? engine.shieldHoles(screen: screen) : [])
+            grabOverShield()
+        }
+        let wantsEscape = engine.open.contains { popups[Int($0.popup)].escape }
+        for (combo, error) in escapeGrabs.update(to: wantsEscape ? escapeKeycodes.map(PassiveGrabSet.Input.key) : []) {
+            let sentence = escapeGrabs.escapeRefusalSentence(combo, error)
+            logger.error("\(sentence)")
+            notices.append(.refused(escapeGrabs.refusal(combo, error, sentence)))
+        }
+        return notices
+    }
+
+    /// Grab mode: the open popups' buttons on the root. A refused combination makes `auto`
+    /// switch to the shield.
+    private func grabOnRoot() -> [InterceptionNotice] {
+        let refused = updateButtonGrabs(wanted.buttons)
+        guard let first = refused.first else { return [] }
+        if backend == .auto, let notice = fallBackToShield(because: buttonGrabs.refusalSentence(first.combination, first.error, .shieldTakesThem)) {
+            return [notice] + report(refused, .shieldTakesThem)
+        }
+        return report(refused, .notDismissing)
+    }
+
+    /// Shield mode: grabs on the root only while the pointer is over the shield, for buttons
+    /// 1-3 too, so that a click let through reaches the window manager's grabs
+    /// (`ShieldWindow.replay`). In a hole there are none: clicks there never wait for the daemon.
+    private func grabOverShield() {
+        var buttons = wanted.buttons
+        buttons.bits |= ButtonSet(bits: 0b1110).bits
+        let over = wanted.active && shield?.mapped == true && pointerOnShield
+        for (combo, error) in updateButtonGrabs(over ? buttons : ButtonSet(bits: 0)) {
+            logger.debug("\(buttonGrabs.refusalSentence(combo, error, .shieldKeepsThem))")
+        }
+    }
+
+    private func updateButtonGrabs(_ buttons: ButtonSet) -> [(combination: PassiveGrabSet.Combination, error: XErrorInfo)] {
+        let before = buttonGrabs.wanted
+        let refused = buttonGrabs.update(to: buttons.buttons.map { .button(UInt8($0)) })
+        if buttonGrabs.wanted != before && buttonGrabs.isGrabbing {
+            logger.debug("grabbing buttons on the root window", metadata: [
+                "buttons": "\(buttons.buttons)", "combinations": "\(buttonGrabs.held.count)",
+            ])
+        }
+        return refused
+    }
+
+    /// `auto` after a refused grab: the shield needs no grab on the root, so it works where
+    /// another client holds one. Said once, in the log and in `status`.
+    private func fallBackToShield(because reason: String) -> InterceptionNotice? {
+        do {
+            try enterShieldMode()
+        } catch {
+            logger.error("a grab was refused and the shield mode is not available either (\(error)); staying with grabs")
+            return nil
+        }
+        fallbackReason = reason
+        logger.warning("switching to the shield mode (backend = \"auto\") because a grab was refused: \(reason)")
+        return .switchedBackend(to: Interception.shield.rawValue, because: reason)
+    }
+
+    private func report(_ refused: [(combination: PassiveGrabSet.Combination, error: XErrorInfo)],
+                        _ consequence: RefusalConsequence) -> [InterceptionNotice] {
+        refused.map { combo, error in
+            let sentence = buttonGrabs.refusalSentence(combo, error, consequence)
+            if consequence == .notDismissing { logger.error("\(sentence)") } else { logger.warning("\(sentence)") }
+            return .refused(buttonGrabs.refusal(combo, error, sentence))
+        }
+    }
+
+    /// The pointer crossed into the shield or out of it into a hole: grabs on the root while
+    /// it is over the shield (see `grabOverShield`).
+    private func pointerEntered(shield entered: Bool) {
+        guard entered != pointerOnShield else { return }
+        pointerOnShield = entered
+        guard interception == .shield else { return }
+        grabOverShield()
+        x.flush()
+    }
+
+    // MARK: - The rest
+
+    /// Answers after one round trip to the X server and after handling every event the
+    /// server sent before it: the caller then sees the daemon in a settled state.
+    public func sync(_ drain: () -> Void) -> String? {
+        do {
+            try x.sync()
+            drain()
+            // A second round trip: the AllowEvents and dismiss requests those events caused
+            // have been processed by the server when the caller hears back.
+            try x.sync()
+            return nil
+        } catch {
+            return "X server round trip failed: \(error)"
+        }
+    }
+
+    public func configurationReplaced(_ model: ClickModel, backend: Backend) {
+        tracker.replaceModel(model, now: clock.now())
+        self.backend = backend
+        buttonGrabs.release()
+        do {
+            try useBackend(backend)
+        } catch {
+            logger.error("cannot switch to backend \(backend.rawValue): \(error); keeping \(interception.rawValue)")
+        }
+    }
+
+    public func unavailableSources(in model: ClickModel) -> [String] {
+        model.windowMatchUsers { $0.appId != nil }.map {
+            "\($0) matches by app_id, which only Wayland windows have: it never matches on the X server \(x.display) "
+                + "(X windows are matched by class, instance, title and type)"
+        }
+    }
+
+    public func release() {
+        buttonGrabs.release()
+        escapeGrabs.release()
+        shield = nil
+        x.flush()
+    }
+
+    public func status() -> DisplayStatus {
+        let locks = buttonGrabs.locks
+        return .x11(X11Status(
+            fallback: fallbackReason, display: x.display,
+            grab: GrabStatus(
+                active: buttonGrabs.isGrabbing, buttons: buttonGrabs.buttons,
+                held: buttonGrabs.held.compactMap { combo in
+                    guard case .button(let button) = combo.input else { return nil }
+                    return GrabStatus.Held(button: Int(button), modifiers: locks.describe(combo.modifiers))
+                },
+                refused: buttonGrabs.refused.compactMap { combo, error in
+                    guard case .button(let button) = combo.input else { return nil }
+                    return GrabStatus.Refused(button: Int(button), modifiers: locks.describe(combo.modifiers), error: error.name)
+                }),
+            shield: shield.map { ShieldStatus(window: hex($0.window), mapped: $0.mapped, holes: $0.holes) },
+            escape: EscapeStatus(
+                active: escapeGrabs.isGrabbing,
+                refused: escapeGrabs.refused.map { EscapeStatus.Refused(modifiers: locks.describe($0.combination.modifiers), error: $0.error.name) })))
+    }
+}
+
+extension ButtonEvent {
+    /// Whether another button was still down when this one was released (the state is from
+    /// just before the event).
+    var otherButtonsHeld: Bool { Self.otherButtonsHeld(releasing: button, state: ModifierMask(rawValue: state)) }
+
+    static func otherButtonsHeld(releasing button: UInt8, state: ModifierMask) -> Bool {
+        !state.intersection(.buttons).subtracting(.button(button)).isEmpty
+    }
+}

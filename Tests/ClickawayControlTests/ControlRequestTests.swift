@@ -1,0 +1,117 @@
+import ClickawayControl
+import ClickawayJSON
+import Testing
+
+@Suite struct ControlRequestTests {
+    static let every: [ControlRequest] = [
+        .sync, .status, .reload, .open(popup: "menu"), .close(popup: "menu"), .toggle(popup: "a-b"),
+        .hit(x: -5, y: 1080, button: 3), .monitor,
+    ]
+
+    @Test(arguments: every)
+    func encodingDecodesToTheSameRequest(_ request: ControlRequest) throws {
+        #expect(try ControlRequest(line: request.json.text) == request)
+        #expect(request.json["request"]?.stringValue == request.name.rawValue)
+    }
+
+    @Test func everyNameHasARequest() {
+        #expect(Set(Self.every.map(\.name)) == Set(ControlRequest.Name.allCases))
+    }
+
+    @Test func hitTakesButtonOneWhenNoneIsGiven() throws {
+        #expect(try ControlRequest(line: #"{"request":"hit","x":1,"y":2}"#) == .hit(x: 1, y: 2, button: 1))
+    }
+
+    @Test(arguments: [
+        ("hello", "malformed request: "),
+        (#"[1,2,3]"#, #"a request is an object with a "request" key"#),
+        (#"{"request":42}"#, #"a request is an object with a "request" key"#),
+        (#"{"request":"explode"}"#, #"unknown request "explode" (known: sync, status, reload, open, close, toggle, hit, monitor)"#),
+        (#"{"request":"open"}"#, #"this request needs the popup's name: {"request":"open","popup":"NAME"}"#),
+        (#"{"request":"hit","x":1.5,"y":2}"#, "hit needs integer coordinates"),
+        (#"{"request":"hit","x":1,"y":99999999999}"#, "hit needs integer coordinates"),
+        (#"{"request":"hit","x":1,"y":2,"button":0}"#, "button must be 1 to 255, not 0"),
+        (#"{"request":"hit","x":1,"y":2,"button":256}"#, "button must be 1 to 255, not 256"),
+    ])
+    func invalidRequestsSayWhatIsWrong(_ line: String, _ message: String) {
+        #expect {
+            try ControlRequest(line: line)
+        } throws: { error in
+            "\(error)".hasPrefix(message) || "\(error)".contains(message)
+        }
+    }
+}
+
+@Suite struct ControlReplyTests {
+    @Test func repliesDecodeWhatTheyEncode() throws {
+        let reload = ReloadReply(popups: 3, files: ["/a.toml", "/b.toml"])
+        #expect(reload.json.text == #"{"ok":true,"popups":3,"files":["/a.toml","/b.toml"]}"#)
+        #expect(try ReloadReply(reply: reload.json) == reload)
+        let rect = RectPopupReply(popup: "menu", open: true)
+        #expect(rect.json.text == #"{"ok":true,"popup":"menu","open":true}"#)
+        #expect(try RectPopupReply(reply: rect.json) == rect)
+        let refusal = Refusal("the new configuration was rejected", diagnostics: "a.toml:1:1: error")
+        #expect(refusal.json.text == #"{"ok":false,"error":"the new configuration was rejected","diagnostics":"a.toml:1:1: error"}"#)
+        #expect(Refusal(reply: refusal.json) == refusal)
+        #expect(Refusal(reply: ControlReply.ok()) == nil)
+        #expect(ControlReply.ok().text == #"{"ok":true}"#)
+    }
+
+    @Test func monitorEventsEncodeTheirDocumentedFields() {
+        let samples: [MonitorEvent] = [
+            .opened(OpenPopup(popup: "p", window: "0x1", rect: .init(x: 1, y: 2, width: 3, height: 4))),
+            .closed(OpenPopup(popup: "p", window: nil, rect: .init(x: 1, y: 2, width: 3, height: 4))),
+            .dismissed(.init(popups: ["p"], reason: "outside", button: 1, x: 5, y: 6, click: "swallow")),
+            .reloaded(cause: "SIGHUP", popups: 1, files: []),
+            .rejected(cause: "SIGHUP", diagnostics: "x"),
+            .grabRefused(.button(1, modifiers: "no modifiers", error: "BadAccess", message: "m")),
+            .backend(backend: "x11-shield", reason: "r"),
+        ]
+        #expect(Set(samples.map(\.name)) == Set(MonitorEvent.Name.allCases))
+        for event in samples {
+            let keys = event.json.objectKeys
+            #expect(keys.first == "event")
+            let documented = MonitorEvent.documentation.first { $0.events.contains(event.name) }
+            #expect(Array(keys.dropFirst()) == documented?.fields, "\(event.json.text)")
+        }
+        #expect(MonitorEvent.grabRefused(.key("Escape", message: "m")).json.text == #"{"event":"grab_refused","key":"Escape","message":"m"}"#)
+        #expect(samples[1].json.text == #"{"event":"closed","popup":"p","window":null,"rect":[1,2,3,4]}"#)
+    }
+
+    @Test func statusDecodesWhatItEncodes() throws {
+        let x11 = StatusReport(
+            backend: "x11-grab",
+            display: .x11(X11Status(
+                fallback: nil, display: ":1",
+                grab: GrabStatus(active: true, buttons: [1, 3], held: [.init(button: 1, modifiers: "no modifiers")],
+                                 refused: [.init(button: 3, modifiers: "CapsLock", error: "BadAccess")]),
+                shield: ShieldStatus(window: "0x200001", mapped: true, holes: [.init(x: 0, y: 0, width: 10, height: 10)]),
+                escape: EscapeStatus(active: false, refused: [.init(modifiers: "NumLock", error: "BadAccess")]))),
+            config: ["/c.toml"], popups: 2, rejected: "bad", running: .lastGood(file: "/s", saved: "today"),
+            unavailable: ["u"], open: [OpenPopup(popup: "bench", window: "0x1", rect: .init(x: 1, y: 2, width: 3, height: 4))],
+            monitors: 1, lastError: "e")
+        #expect(try StatusReport(reply: x11.json) == x11)
+        #expect(x11.json.objectKeys == ["ok", "backend", "fallback", "display", "config", "popups", "rejected", "running",
+                                        "last_good", "unavailable", "grab", "shield", "escape", "open", "monitors", "last_error"])
+        let wayland = StatusReport(
+            backend: "wayland",
+            display: .wayland(WaylandStatus(
+                display: "wayland-1",
+                overlay: OverlayStatus(outputs: [.init(name: "HEADLESS-1", rect: .init(x: 0, y: 0, width: 1280, height: 720))],
+                                       holes: [], pointer: true, touch: false, tablets: true, replay: "zwlr_virtual_pointer_v1"),
+                sway: SwayStatus(socket: "/run/sway.sock", windows: 2))),
+            config: [], popups: 0, rejected: nil, running: .files, unavailable: [], open: [], monitors: 0, lastError: nil)
+        #expect(try StatusReport(reply: wayland.json) == wayland)
+        #expect(wayland.json.objectKeys == ["ok", "backend", "display", "config", "popups", "rejected", "running", "last_good",
+                                            "unavailable", "overlay", "sway", "open", "monitors", "last_error"])
+        #expect(wayland.text.contains("sway:     2 windows with a role, through /run/sway.sock"))
+        #expect(x11.text.contains("refused:  button 3 with CapsLock (BadAccess)"))
+    }
+}
+
+extension JSON {
+    var objectKeys: [String] {
+        guard case .object(let pairs) = self else { return [] }
+        return pairs.map(\.0)
+    }
+}

@@ -1,0 +1,92 @@
+import ClickawayControl
+import ClickawayCore
+import ClickawayJSON
+import Foundation
+import Testing
+
+/// The control protocol as the README documents it and bench/clickbench.c speaks it, held
+/// to the types the daemon and clickawayctl share.
+@Suite struct ProtocolDocumentationTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func read(_ path: String) throws -> String {
+        try String(contentsOf: repository.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    /// The README's text from `heading` to the next heading of its level or above.
+    static func section(_ heading: String, of text: String) throws -> String {
+        let lines = text.components(separatedBy: "\n")
+        let start = try #require(lines.firstIndex(of: heading), "the README has no \(heading)")
+        let level = heading.prefix { $0 == "#" }.count
+        let end = lines[(start + 1)...].firstIndex { line in
+            let hashes = line.prefix { $0 == "#" }.count
+            return hashes > 0 && hashes <= level && line.dropFirst(hashes).hasPrefix(" ")
+        } ?? lines.count
+        return lines[start..<end].joined(separator: "\n")
+    }
+
+    @Test func theReadmeListsEveryRequestAndNoOther() throws {
+        let socket = try Self.section("### Control socket", of: Self.read("README.md"))
+        for name in ControlRequest.Name.allCases where ![.close, .toggle].contains(name) {
+            #expect(socket.contains(ControlRequest.documentedForm(name)), "README's Control socket lacks \(ControlRequest.documentedForm(name))")
+        }
+        #expect(socket.contains("(and `close`, `toggle`)"))
+        for match in socket.matches(of: /\{"request":"([a-z_]+)"/) {
+            #expect(ControlRequest.Name(rawValue: String(match.output.1)) != nil, "README documents a request \(match.output.1) the daemon does not know")
+        }
+    }
+
+    @Test func theReadmeTablesEveryMonitorEventWithItsFields() throws {
+        let section = try Self.section("## clickawayctl", of: Self.read("README.md")).components(separatedBy: "\n")
+        let start = try #require(section.firstIndex { $0.hasPrefix("`monitor` events") }, "the README introduces no monitor table")
+        let rows = section[(start + 1)...].drop { !$0.hasPrefix("|") }.prefix { $0.hasPrefix("|") }
+            .dropFirst().map { $0.components(separatedBy: "|") }.filter { $0.count == 4 && $0[1].contains("`") }
+        var documented: [String] = []
+        for row in rows {
+            let events = row[1].matches(of: /`([a-z_]+)`/).map { String($0.output.1) }
+            documented += events
+            let entry = try #require(MonitorEvent.documentation.first { $0.events.map(\.rawValue) == events },
+                                     "the README's monitor table has a row for \(events), which the daemon does not send together")
+            for field in entry.fields { #expect(row[2].contains("`\(field)`"), "the README's row for \(events) lacks \(field)") }
+        }
+        #expect(documented.sorted() == MonitorEvent.Name.allCases.map(\.rawValue).sorted())
+    }
+
+    @Test func theHelpSentenceNamesEveryEventAndField() {
+        let help = MonitorEvent.helpText
+        for name in MonitorEvent.Name.allCases { #expect(help.contains(name.rawValue)) }
+        for entry in MonitorEvent.documentation {
+            for field in entry.fields { #expect(help.contains(field)) }
+        }
+        #expect(help.contains("key, message"), "the Escape form of grab_refused")
+    }
+
+    /// bench/clickbench.c builds its requests and reads the replies by hand, in C.
+    @Test func clickbenchSpeaksTheProtocol() throws {
+        let source = try Self.read("bench/clickbench.c")
+        let literals = source.matches(of: /"((?:[^"\\]|\\.)*)"/).map { String($0.output.1).replacingOccurrences(of: "\\\"", with: "\"") }
+        let requests = literals.filter { $0.hasPrefix(#"{"request":"#) }
+        #expect(Set(requests.compactMap { try? ControlRequest(line: $0).name }) == [.sync, .status, .reload])
+        for request in requests { #expect(throws: Never.self, "clickbench sends \(request)") { try ControlRequest(line: request) } }
+        // What it compares replies with and looks for in them.
+        #expect(literals.contains(ControlReply.ok().text), "sync's reply, compared whole")
+        #expect(source.contains(#"strncmp(reply, "{\"ok\":true", 10)"#) && ReloadReply(popups: 1, files: []).json.text.hasPrefix(#"{"ok":true"#))
+        let status = StatusReport(
+            backend: "x11-shield",
+            display: .x11(X11Status(fallback: nil, display: ":0",
+                                    grab: GrabStatus(active: true, buttons: [1], held: [], refused: []),
+                                    shield: ShieldStatus(window: "0x1", mapped: true, holes: []),
+                                    escape: EscapeStatus(active: false, refused: []))),
+            config: [], popups: 1, rejected: nil, running: .files, unavailable: [],
+            open: [OpenPopup(popup: "bench", window: "0x2", rect: Rect(x: 0, y: 0, width: 1, height: 1))],
+            monitors: 0, lastError: nil).json.text
+        let expectFunction = try #require(source.firstRange(of: "static void ctl_expect"), "clickbench.c has no ctl_expect")
+        let rest = source[expectFunction.lowerBound...]
+        let body = rest[..<(rest.firstRange(of: "\n}\n")?.lowerBound ?? rest.endIndex)]
+        let needles = String(body).matches(of: /"(\\"(?:[^"\\]|\\.)*)"/).map {
+            String($0.output.1).replacingOccurrences(of: "\\\"", with: "\"")
+        }.filter { !$0.contains("request") }
+        #expect(Set(needles) == [#""grab":{"active":true"#, #""shield":{"#, #""mapped":true"#, #""popup":"bench""#])
+        for needle in needles { #expect(status.contains(needle), "clickbench looks for \(needle) in \(status)") }
+    }
+}
