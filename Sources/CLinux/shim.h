@@ -9,11 +9,17 @@
 #include <sys/types.h>
 
 extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *actions, const char *path);
 extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
 
 /// Closes every descriptor from `from` up in the child (glibc 2.34).
 static inline int clinux_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
     return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
+
+/// Changes the child's working directory (glibc 2.29).
+static inline int clinux_spawn_chdir(posix_spawn_file_actions_t *actions, const char *path) {
+    return posix_spawn_file_actions_addchdir_np(actions, path);
 }
 
 /// accept(2) with SOCK_CLOEXEC and SOCK_NONBLOCK set atomically (`flags`).

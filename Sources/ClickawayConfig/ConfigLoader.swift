@@ -38,13 +38,7 @@ public struct LoadedConfig: Sendable {
 
     public var files: [String] { sources.map(\.path) }
     public var popupCount: Int { model.popups.count }
-    /// Regions declared under popups, at every depth (not counting the popups' own root regions).
-    public var regionCount: Int { model.popups.reduce(0) { $0 + Self.count($1.regions) } }
     public var exclusionCount: Int { model.exclusions.count }
-
-    private static func count(_ regions: [RegionSpec]) -> Int {
-        regions.reduce(regions.count) { $0 + count($1.children) }
-    }
 }
 
 public enum ConfigError: Error, Sendable, CustomStringConvertible {

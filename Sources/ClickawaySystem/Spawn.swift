@@ -25,14 +25,17 @@ public enum Spawn {
         public var stderr: Stream
         /// A process group of its own: a signal to the parent's group does not reach it.
         public var ownProcessGroup: Bool
+        /// The working directory, when not the parent's.
+        public var directory: String?
 
         public init(environment: [String: String], stdin: Stream = .null, stdout: Stream = .inherit,
-                    stderr: Stream = .inherit, ownProcessGroup: Bool = false) {
+                    stderr: Stream = .inherit, ownProcessGroup: Bool = false, directory: String? = nil) {
             self.environment = environment
             self.stdin = stdin
             self.stdout = stdout
             self.stderr = stderr
             self.ownProcessGroup = ownProcessGroup
+            self.directory = directory
         }
     }
 
@@ -75,6 +78,7 @@ public enum Spawn {
         // Nothing else: a descriptor another thread opened without close-on-exec (Foundation's
         // pipes and files) would otherwise live on in a long-lived child.
         clinux_spawn_close_from(&actions, 3)
+        if let directory = options.directory { clinux_spawn_chdir(&actions, directory) }
 
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = options.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]

@@ -12,14 +12,12 @@ public enum XEvent: Equatable, Sendable {
     case buttonPress(ButtonEvent)
     case buttonRelease(ButtonEvent)
     case keyPress(KeyEvent)
-    case keyRelease(KeyEvent)
     case enterNotify(CrossingEvent)
     case leaveNotify(CrossingEvent)
     case createNotify(CreateNotify)
     case destroyNotify(DestroyNotify)
     case unmapNotify(UnmapNotify)
     case mapNotify(MapNotify)
-    case mapRequest(MapRequest)
     case reparentNotify(ReparentNotify)
     case configureNotify(ConfigureNotify)
     case propertyNotify(PropertyNotify)
@@ -95,11 +93,6 @@ public struct MapNotify: Equatable, Sendable {
     public var event: WindowID
     public var window: WindowID
     public var overrideRedirect: Bool
-}
-
-public struct MapRequest: Equatable, Sendable {
-    public var parent: WindowID
-    public var window: WindowID
 }
 
 public struct ReparentNotify: Equatable, Sendable {
@@ -181,8 +174,6 @@ extension XConnection {
             return .buttonRelease(ButtonEvent(raw.load(as: xcb_button_press_event_t.self)))
         case XCB_KEY_PRESS:
             return .keyPress(KeyEvent(raw.load(as: xcb_key_press_event_t.self)))
-        case XCB_KEY_RELEASE:
-            return .keyRelease(KeyEvent(raw.load(as: xcb_key_press_event_t.self)))
         case XCB_ENTER_NOTIFY:
             return .enterNotify(CrossingEvent(raw.load(as: xcb_enter_notify_event_t.self)))
         case XCB_LEAVE_NOTIFY:
@@ -202,9 +193,6 @@ extension XConnection {
         case XCB_MAP_NOTIFY:
             let e = raw.load(as: xcb_map_notify_event_t.self)
             return .mapNotify(MapNotify(event: e.event, window: e.window, overrideRedirect: e.override_redirect != 0))
-        case XCB_MAP_REQUEST:
-            let e = raw.load(as: xcb_map_request_event_t.self)
-            return .mapRequest(MapRequest(parent: e.parent, window: e.window))
         case XCB_REPARENT_NOTIFY:
             let e = raw.load(as: xcb_reparent_notify_event_t.self)
             return .reparentNotify(ReparentNotify(

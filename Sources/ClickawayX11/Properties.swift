@@ -12,13 +12,6 @@ public struct WMClass: Hashable, Sendable {
     }
 }
 
-/// ICCCM WM_STATE, set by the window manager on the client windows it manages.
-public enum WMState: UInt32, Sendable {
-    case withdrawn = 0
-    case normal = 1
-    case iconic = 3
-}
-
 /// A property's value as the server stores it.
 struct PropertyValue {
     var type: Atom
@@ -93,10 +86,6 @@ extension XConnection {
     /// Whether WM_PROTOCOLS lists WM_DELETE_WINDOW, i.e. whether the client can be asked to close.
     public func supportsDeleteWindow(_ window: WindowID) throws(XError) -> Bool {
         try property32(window, atoms.wmProtocols)?.contains(atoms.wmDeleteWindow) ?? false
-    }
-
-    public func wmState(_ window: WindowID) throws(XError) -> WMState? {
-        try property32(window, atoms.wmState)?.first.flatMap(WMState.init(rawValue:))
     }
 
     /// Everything a `WindowMatch` looks at, the four GetProperty requests pipelined.

@@ -28,8 +28,6 @@ public enum AllowMode: Sendable {
     case replayPointer
     /// Keep the grab and thaw: the grabber gets the rest of the click, up to the release.
     case asyncPointer
-    /// Thaw until the next press or release is reported to the grabber, then freeze again.
-    case syncPointer
     /// The keyboard counterparts, for a key grabbed with a SYNC keyboard mode.
     case replayKeyboard
     case asyncKeyboard
@@ -38,7 +36,6 @@ public enum AllowMode: Sendable {
         switch self {
         case .replayPointer: UInt8(XCB_ALLOW_REPLAY_POINTER.rawValue)
         case .asyncPointer: UInt8(XCB_ALLOW_ASYNC_POINTER.rawValue)
-        case .syncPointer: UInt8(XCB_ALLOW_SYNC_POINTER.rawValue)
         case .replayKeyboard: UInt8(XCB_ALLOW_REPLAY_KEYBOARD.rawValue)
         case .asyncKeyboard: UInt8(XCB_ALLOW_ASYNC_KEYBOARD.rawValue)
         }

@@ -3,7 +3,7 @@ import Testing
 
 /// The exact text users see. Each test pins the rendering of one kind of error.
 @Suite struct DiagnosticGoldenTests {
-    @Test func exampleFromTheBrief() {
+    @Test func unknownKeyWithADidYouMean() {
         let text = "[settings]\nbackend = \"auto\"\n" + String(repeating: "\n", count: 7) + """
             [[popup]]
             name = "calendar"

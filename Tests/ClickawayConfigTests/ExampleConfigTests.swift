@@ -2,8 +2,9 @@ import ClickawayConfig
 import ClickawayCore
 import Testing
 
-/// The configuration from the brief, word for word.
-let briefExample = """
+/// The first schema's annotated example, word for word: a commented configuration as users
+/// copy it (the first backends listed in its comments).
+let annotatedExample = """
     [settings]
     backend = "auto"            # "auto" | "x11-grab"   (later: "x11-shield", "wayland")
     log_level = "info"          # "error" | "warning" | "info" | "debug" | "trace"
@@ -36,8 +37,8 @@ let briefExample = """
     """
 
 @Suite struct ExampleConfigTests {
-    @Test func briefExampleMapsOntoTheModel() throws {
-        let config = try load(briefExample)
+    @Test func annotatedExampleMapsOntoTheModel() throws {
+        let config = try load(annotatedExample)
         let model = config.model
         #expect(model.settings == Settings())
         #expect(config.files == [configPath])

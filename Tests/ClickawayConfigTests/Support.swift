@@ -1,4 +1,5 @@
 import ClickawayConfig
+import ClickawayCore
 import Testing
 
 /// The path every single-file test pretends its text came from.
@@ -34,4 +35,13 @@ func diagnostics(_ text: String) -> [Diagnostic] {
 
 func load(_ text: String) throws -> LoadedConfig {
     try ConfigLoader.load([ConfigFile(path: configPath, text: text)])
+}
+
+extension LoadedConfig {
+    /// Regions declared under popups, at every depth (not counting the popups' own root regions).
+    var regionCount: Int { model.popups.reduce(0) { $0 + Self.count($1.regions) } }
+
+    private static func count(_ regions: [RegionSpec]) -> Int {
+        regions.reduce(regions.count) { $0 + count($1.children) }
+    }
 }

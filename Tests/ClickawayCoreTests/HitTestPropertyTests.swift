@@ -36,7 +36,7 @@ func tree(_ seeds: [NodeSeed]) -> [RegionSpec] {
     return children[0].map(build)
 }
 
-/// The reference: UIKit's hitTest:withEvent: written as the seed article spells it out,
+/// The reference: UIKit's hitTest:withEvent: written as the UIKit articles spell it out,
 /// on the nested specs with absolute coordinates computed on the way down.
 func referenceHit(_ r: RegionSpec, path: String, origin: (Int32, Int32), x: Int32, y: Int32) -> String? {
     if r.hidden || !r.enabled { return nil }

@@ -2,7 +2,7 @@ import ClickawayCore
 
 func rect(_ x: Int32, _ y: Int32, _ w: Int32, _ h: Int32) -> Rect { Rect(x: x, y: y, width: w, height: h) }
 
-/// A fixed-rect popup with the defaults the brief documents, open at its own rectangle.
+/// A fixed-rect popup with the defaults the README documents, open at its own rectangle.
 func popup(_ name: String, _ r: Rect, parent: String? = nil, regions: [RegionSpec] = [],
            configure: (inout PopupSpec) -> Void = { _ in }) -> PopupSpec {
     var p = PopupSpec(name: name, parent: parent, source: .rect(r, output: nil), regions: regions)

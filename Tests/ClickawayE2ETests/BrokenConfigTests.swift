@@ -41,7 +41,7 @@ struct BrokenConfigTests {
 
         let events = try f.monitor()
         try f.editConfigInPlace(Self.pop)
-        _ = try events.await("reloaded")
+        _ = try events.await(.reloaded)
         #expect(try f.status()["running"]?.stringValue == "files")
         #expect(try f.status()["rejected"]?.isNull == true)
         try expectPopupDismissedByAnOutsideClick(f, under: under)
@@ -68,7 +68,7 @@ struct BrokenConfigTests {
 
         let events = try f.monitor()
         try f.editConfigInPlace(Self.pop.replacingOccurrences(of: "\"pop\"", with: "\"fixed\""))
-        #expect(try events.await("reloaded")["popups"]?.intValue == 1)
+        #expect(try events.await(.reloaded)["popups"]?.intValue == 1)
         #expect(try f.status()["running"]?.stringValue == "files")
         #expect(try f.status()["rejected"]?.isNull == true)
         #expect(try String(contentsOfFile: kept, encoding: .utf8).contains("name = \\\"fixed\\\""), "the fixed file is kept now")
@@ -79,13 +79,13 @@ struct BrokenConfigTests {
         let f = try DaemonFixture(config: "")
         let dir = f.directory.appendingPathComponent("clickaway")
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("conf.d"), withIntermediateDirectories: true)
-        try Self.pop.write(to: dir.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
+        try TestFiles.write(Self.pop, to: dir.appendingPathComponent("config.toml").path)
         let dropIn = dir.appendingPathComponent("conf.d/10-more.toml")
-        try "[[exclude]]\nrect = [0, 0, 10, 10]\n".write(to: dropIn, atomically: true, encoding: .utf8)
+        try TestFiles.write("[[exclude]]\nrect = [0, 0, 10, 10]\n", to: dropIn.path)
         try f.startDaemon(useConfigFile: false)
         #expect(f.daemon?.signalAndWait(SIGTERM) == 0)
 
-        try "[[exclude]]\nrect = [0, 0, 10, 10\n".write(to: dropIn, atomically: true, encoding: .utf8)
+        try TestFiles.write("[[exclude]]\nrect = [0, 0, 10, 10\n", to: dropIn.path)
         try f.startDaemon(useConfigFile: false)
         let status = try f.status()
         #expect(status["running"]?.stringValue == "last-good")
@@ -93,8 +93,8 @@ struct BrokenConfigTests {
         #expect(status["rejected"]?.stringValue?.contains("10-more.toml:3:1: error: invalid TOML: expected ',' or ']' to close the array opened on line 2, found the end of the file") == true, "\(status.text)")
 
         let events = try f.monitor()
-        try "[[exclude]]\nrect = [0, 0, 10, 10]\n".write(to: dropIn, atomically: true, encoding: .utf8)
-        _ = try events.await("reloaded")
+        try TestFiles.write("[[exclude]]\nrect = [0, 0, 10, 10]\n", to: dropIn.path)
+        _ = try events.await(.reloaded)
         #expect(try f.status()["running"]?.stringValue == "files")
     }
 
@@ -115,7 +115,7 @@ struct BrokenConfigTests {
         let events = try f.monitor()
         for text in families {
             try f.editConfigInPlace(text)
-            let diagnostics = try events.await("rejected")["diagnostics"]?.stringValue ?? ""
+            let diagnostics = try events.await(.rejected)["diagnostics"]?.stringValue ?? ""
             #expect(diagnostics.hasPrefix("\(f.configPath):"), "\(diagnostics.prefix(300))")
             #expect(diagnostics.contains("^"), "\(diagnostics.prefix(300))")
             #expect(f.daemon?.isRunning == true)

@@ -115,4 +115,50 @@ struct ControlSocketTests {
         }
         try expectServing(f, after: "clients that left mid-reply")
     }
+
+    /// Idle connections of the same user (a script that forgot to close, a stuck client)
+    /// cannot lock a real clickawayctl out: the one idle longest makes room.
+    @Test func idleConnectionsMakeRoomForARealClient() throws {
+        let f = try DaemonFixture(config: Self.config)
+        try f.startDaemon()
+        let idle = try (0..<(ControlServer.maxClients + 16)).map { _ in try Self.connect(f.socketPath) }
+        defer { idle.forEach { close($0) } }
+        try f.sync()
+        let run = try f.ctl(["status"])
+        #expect(run.status == 0, "clickawayctl status with \(idle.count) idle connections open: \(run.stderr)")
+        // The first ones were let go to make room: they read the end of the stream.
+        let first = FileDescriptor(rawValue: idle[0])
+        #expect(try first.wait(until: .inMilliseconds(5000)).canRead, "the connection idle longest is still open")
+        var rest: [UInt8] = []
+        #expect(try first.readAvailable(appendingTo: &rest) == 0)
+        try expectServing(f, after: "\(idle.count) idle connections")
+    }
+
+    /// Monitors are limited, so that they too leave room for requests.
+    @Test func monitorsAreLimitedAndRequestsStillServed() throws {
+        let f = try DaemonFixture(config: Self.config)
+        try f.startDaemon()
+        var monitors: [Int32] = []
+        defer { monitors.forEach { close($0) } }
+        for _ in 0..<ControlServer.maxMonitors {
+            let fd = try Self.connect(f.socketPath)
+            monitors.append(fd)
+            _ = Self.send(fd, Array((ControlRequest.monitor.json.text + "\n").utf8))
+            #expect(Self.readLine(fd) == ControlReply.ok().text)
+        }
+        let refused = try Self.connect(f.socketPath)
+        defer { close(refused) }
+        _ = Self.send(refused, Array((ControlRequest.monitor.json.text + "\n").utf8))
+        let reply = try JSON.parse(try #require(Self.readLine(refused)))
+        #expect(Refusal(reply: reply)?.message.contains("\(ControlServer.maxMonitors) monitors are connected already") == true, "\(reply.text)")
+        let idle = try (0..<ControlServer.maxClients).map { _ in try Self.connect(f.socketPath) }
+        defer { idle.forEach { close($0) } }
+        #expect(try f.ctl(["status"]).status == 0)
+        #expect(try f.report().monitors == ControlServer.maxMonitors)
+        // The monitors still hear the daemon.
+        try f.window(Layout.popup, class: "Pop")
+        for fd in monitors.prefix(3) {
+            #expect(Self.readLine(fd).map { $0.contains(#""event":"opened""#) } == true)
+        }
+    }
 }

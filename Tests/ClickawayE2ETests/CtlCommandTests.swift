@@ -1,7 +1,8 @@
 import Foundation
+import ProcessSupport
 import Testing
 
-/// `clickawayctl` as a user runs it: exit codes, and `hit --json` on the seed scenarios.
+/// `clickawayctl` as a user runs it: exit codes, and `hit --json` on the UIKit scenarios.
 @Suite("clickawayctl check and hit")
 struct CtlCommandTests {
     static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -13,10 +14,10 @@ struct CtlCommandTests {
         var args = arguments
         if let config {
             let path = dir.appendingPathComponent("config.toml").path
-            try config.write(toFile: path, atomically: true, encoding: .utf8)
+            try TestFiles.write(config, to: path)
             args = args.map { $0 == "CONFIG" ? path : $0 }
         }
-        return try ProgramRun.run(DaemonFixture.buildDirectory.appendingPathComponent("clickawayctl"), args,
+        return try ProgramRun.run([DaemonFixture.buildDirectory.appendingPathComponent("clickawayctl").path] + args,
                                   environment: ["XDG_CONFIG_HOME": dir.path, "PATH": "/usr/bin:/bin"])
     }
 
@@ -45,7 +46,7 @@ struct CtlCommandTests {
         #expect(r.stderr.contains("clickaway/config.toml"))
     }
 
-    static let seeds = """
+    static let uikitScenarios = """
         # DejalView: the Delete button; anything else hides it.
         [[popup]]
         name = "delete"
@@ -108,14 +109,14 @@ struct CtlCommandTests {
         (["--open", "delete", "--open", "window", "820", "50"],
          #"{"x":820,"y":50,"hit":{"popup":"window","region":"window.red.button"},"path":["window","window.red","window.red.button"],"dismiss":["delete"],"click":"pass"}"#),
     ])
-    func hitJSONOnSeedScenarios(_ arguments: [String], _ expected: String) throws {
-        let r = try ctl(["hit", "--config", "CONFIG", "--json"] + arguments, config: Self.seeds)
+    func hitJSONOnUIKitScenarios(_ arguments: [String], _ expected: String) throws {
+        let r = try ctl(["hit", "--config", "CONFIG", "--json"] + arguments, config: Self.uikitScenarios)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == expected + "\n")
     }
 
     @Test func hitExplainsInWords() throws {
-        let r = try ctl(["hit", "--config", "CONFIG", "--open", "window", "820", "50"], config: Self.seeds)
+        let r = try ctl(["hit", "--config", "CONFIG", "--open", "window", "820", "50"], config: Self.uikitScenarios)
         #expect(r.stdout.contains("hit:      window → window.red → window.red.button"))
         #expect(r.stdout.contains("click:    pass (inside popup \"window\")"))
     }

@@ -27,7 +27,7 @@ class DaemonRun {
         try FileManager.default.createDirectory(at: runtimeDirectory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         configPath = directory.appendingPathComponent("config.toml").path
-        try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+        try TestFiles.write(config, to: configPath)
     }
 
     deinit {
@@ -81,28 +81,32 @@ class DaemonRun {
 
     var socketPath: String { runtimeDirectory.path + "/clickaway/ctl.sock" }
 
-    /// Sends one request object and returns the reply, whatever it says.
-    func call(_ request: JSON) throws -> JSON {
+    /// Sends one request and returns the reply, whatever it says.
+    func call(_ request: ControlRequest) throws -> JSON {
         do {
-            return try ControlClient(path: socketPath).call(request, timeoutMs: 10_000)
+            return try ControlClient(path: socketPath).call(request.json, timeoutMs: 10_000)
         } catch {
-            throw HarnessError("\(request.text): \(error)\nthe daemon's log:\n\(log)")
+            throw HarnessError("\(request.json.text): \(error)\nthe daemon's log:\n\(log)")
         }
     }
 
-    func request(_ name: String) throws -> JSON {
-        let reply = try call(.object([("request", .string(name))]))
-        guard reply["ok"]?.boolValue == true else { throw HarnessError("\(name) refused: \(reply.text)") }
+    func request(_ request: ControlRequest) throws -> JSON {
+        let reply = try call(request)
+        if let refusal = Refusal(reply: reply) { throw HarnessError("\(request.json.text) refused: \(refusal)") }
         return reply
     }
 
     /// Returns once the daemon has handled everything the display sent before now.
-    func sync() throws { _ = try request("sync") }
+    func sync() throws { _ = try request(.sync) }
 
-    func status() throws -> JSON { try request("status") }
+    /// The status as it comes, for what a test checks of the wire format.
+    func status() throws -> JSON { try request(.status) }
+
+    /// The status as clickawayctl reads it.
+    func report() throws -> StatusReport { try StatusReport(reply: try status()) }
 
     func openPopups() throws -> [String] {
-        try status()["open"]?.arrayValue?.compactMap { $0["popup"]?.stringValue } ?? []
+        try report().open.map(\.popup)
     }
 }
 
@@ -144,10 +148,7 @@ final class DaemonFixture: DaemonRun {
     override var displayArguments: [String] { ["--backend", backend.rawValue] }
 
     /// Whether clicks go through the daemon now: grabs held, or the shield mapped.
-    func isIntercepting() throws -> Bool {
-        let s = try status()
-        return s["grab"]?["active"]?.boolValue == true || s["shield"]?["mapped"]?.boolValue == true
-    }
+    func isIntercepting() throws -> Bool { try report().isIntercepting }
 
     /// Creates a window, then waits until the daemon has seen it.
     @discardableResult
@@ -182,57 +183,32 @@ final class DaemonFixture: DaemonRun {
     }
 }
 
-/// What a program run to its end printed, and how it exited.
-struct ProgramRun {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-
+extension ProgramRun {
     /// Runs `program` to its end with exactly `environment`.
     static func run(_ program: URL, _ arguments: [String], environment: [String: String]) throws -> ProgramRun {
-        let p = Process()
-        p.executableURL = program
-        p.arguments = arguments
-        p.environment = environment
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        return ProgramRun(status: p.terminationStatus, stdout: stdout, stderr: stderr)
+        try run([program.path] + arguments, environment: environment)
     }
 }
 
 extension DaemonRun {
     /// Runs the built `clickawayctl` against this fixture's daemon and display.
     func ctl(_ arguments: [String]) throws -> ProgramRun {
-        try ProgramRun.run(Self.buildDirectory.appendingPathComponent("clickawayctl"), arguments, environment: environment)
+        try ProgramRun.run([Self.buildDirectory.appendingPathComponent("clickawayctl").path] + arguments, environment: environment)
     }
 
     /// A `monitor` subscription: the events the daemon sends from now on.
     func monitor() throws -> EventStream {
         let client = try ControlClient(path: socketPath)
-        let reply = try client.call(.object([("request", .string("monitor"))]))
-        guard reply["ok"]?.boolValue == true else { throw HarnessError("monitor refused: \(reply.text)") }
+        let reply = try client.call(ControlRequest.monitor.json)
+        if let refusal = Refusal(reply: reply) { throw HarnessError("monitor refused: \(refusal)") }
         return EventStream(client: client)
     }
 
     /// Overwrites the config file in place (open, truncate, write, close), as `echo >` does.
-    func editConfigInPlace(_ text: String) throws {
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: configPath))
-        try handle.truncate(atOffset: 0)
-        try handle.write(contentsOf: Data(text.utf8))
-        try handle.close()
-    }
+    func editConfigInPlace(_ text: String) throws { try TestFiles.write(text, to: configPath) }
 
     /// Writes a new file beside the config and renames it over it, as many editors save.
-    func replaceConfigByRename(_ text: String) throws {
-        let temporary = configPath + ".tmp-\(UUID().uuidString)"
-        try text.write(toFile: temporary, atomically: false, encoding: .utf8)
-        guard rename(temporary, configPath) == 0 else { throw HarnessError("rename over \(configPath) failed: errno \(errno)") }
-    }
+    func replaceConfigByRename(_ text: String) throws { try TestFiles.replace(configPath, with: text) }
 }
 
 /// Events from `monitor`, read with a bounded wait.
@@ -252,11 +228,12 @@ final class EventStream {
         }
     }
 
-    /// Skips events until one named `name` arrives.
-    func await(_ name: String, timeoutMs: Int32 = 10_000) throws -> JSON {
+    /// Skips events until one named `name` arrives: what else comes meanwhile (a reload, a
+    /// window opening elsewhere) does not matter to a test waiting for this one.
+    func await(_ name: MonitorEvent.Name, timeoutMs: Int32 = 10_000) throws -> JSON {
         while true {
-            let event = try next("a \"\(name)\" event", timeoutMs: timeoutMs)
-            if event["event"]?.stringValue == name { return event }
+            let event = try next("a \"\(name.rawValue)\" event", timeoutMs: timeoutMs)
+            if event["event"]?.stringValue == name.rawValue { return event }
         }
     }
 }

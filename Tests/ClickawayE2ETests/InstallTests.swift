@@ -61,7 +61,7 @@ struct InstallTests {
 
         // A configuration that exists is the user's: a second install leaves it alone.
         let mine = "# my own configuration\n"
-        try mine.write(toFile: "\(configDir)/config.toml", atomically: true, encoding: .utf8)
+        try TestFiles.write(mine, to: "\(configDir)/config.toml")
         let again = try CommandRun.run(["make", "-C", Self.packageRoot.path, "install"] + variables, in: root)
         try #require(again.status == 0, "the second make install failed (\(again.status)):\n\(again.output)")
         #expect(try String(contentsOfFile: "\(configDir)/config.toml", encoding: .utf8) == mine,
@@ -100,8 +100,7 @@ struct InstallTests {
         let broken = root.appendingPathComponent("broken/clickaway.service")
         try FileManager.default.createDirectory(at: broken.deletingLastPathComponent(), withIntermediateDirectories: true)
         let unit = try String(contentsOfFile: unitPath, encoding: .utf8)
-        try unit.replacingOccurrences(of: "[Service]\n", with: "[Service]\nRestartSecs=2\n")
-            .write(to: broken, atomically: true, encoding: .utf8)
+        try TestFiles.write(unit.replacingOccurrences(of: "[Service]\n", with: "[Service]\nRestartSecs=2\n"), to: broken.path)
         let rejected = try CommandRun.run([analyze, "--user", "verify", broken.path], in: root, environment: environment)
         #expect(rejected.output.contains("Unknown key 'RestartSecs'"),
                 "systemd-analyze verify did not notice an unknown key, so its silence proves nothing:\n\(rejected.output)")

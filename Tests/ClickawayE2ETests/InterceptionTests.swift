@@ -58,8 +58,7 @@ struct InterceptionTests {
     @Test(arguments: XBackend.allCases) func outsideClickRunsCommandWithEnvironment(_ backend: XBackend) throws {
         let f = try DaemonFixture(config: "", backend: backend)
         let out = f.directory.appendingPathComponent("env.txt").path
-        try Self.config("dismiss = { command = [\"sh\", \"-c\", \"env | grep ^CLICKAWAY_ | sort > \(out)\"] }")
-            .write(toFile: f.configPath, atomically: true, encoding: .utf8)
+        try TestFiles.write(Self.config("dismiss = { command = [\"sh\", \"-c\", \"env | grep ^CLICKAWAY_ | sort > \(out)\"] }"), to: f.configPath)
         try f.startDaemon()
         let popup = try f.window(Layout.popup, class: "Pop", closesOnDelete: false)
         try f.click(600, 500)

@@ -5,6 +5,7 @@ import ClickawayX11
 import Foundation
 import Glibc
 import ProcessSupport
+import SystemPackage
 import Testing
 import XTestHarness
 
@@ -60,14 +61,11 @@ struct MonitorTests {
         let f = try DaemonFixture(config: Self.config)
         try f.startDaemon()
         let output = f.directory.appendingPathComponent("monitor.out").path
-        _ = FileManager.default.createFile(atPath: output, contents: nil)
-        let p = Process()
-        p.executableURL = DaemonFixture.buildDirectory.appendingPathComponent("clickawayctl")
-        p.arguments = ["monitor"]
-        p.environment = f.environment
-        p.standardOutput = FileHandle(forWritingAtPath: output)
-        try p.run()
-        defer { if p.isRunning { p.terminate() } }
+        let file = try FileDescriptor.open(output, .writeOnly, options: [.create, .truncate, .closeOnExec], permissions: .ownerReadWrite)
+        let p = try ChildProcess([DaemonFixture.buildDirectory.appendingPathComponent("clickawayctl").path, "monitor"],
+                                 environment: f.environment, stdout: file)
+        try file.close()
+        defer { p.stop() }
 
         try eventually("clickawayctl monitor to subscribe", timeout: .seconds(10)) {
             try f.status()["monitors"]?.intValue == 1
@@ -82,7 +80,6 @@ struct MonitorTests {
         #expect(first["event"]?.stringValue == "opened")
 
         f.stopDaemon()
-        try eventually("clickawayctl monitor to exit after the daemon stopped", timeout: .seconds(10)) { !p.isRunning }
-        #expect(p.terminationStatus == 0)
+        #expect(p.signalAndWait(0, within: .seconds(10)) == 0, "clickawayctl monitor did not exit 0 after the daemon stopped")
     }
 }

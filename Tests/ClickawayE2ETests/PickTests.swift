@@ -2,9 +2,11 @@ import ClickawayConfig
 import ClickawayControl
 import ClickawayCore
 import ClickawayJSON
+import ClickawaySystem
 import ClickawayX11
 import Foundation
 import ProcessSupport
+import SystemPackage
 import Testing
 import XTestHarness
 
@@ -229,36 +231,38 @@ struct PickTests {
 
 /// A running `clickawayctl` whose stdout and stderr are read through pipes, every wait bounded.
 final class PickProcess {
-    private let process = Process()
-    private var output: [Int32: [UInt8]] = [:]
-    private var open: Set<Int32> = []
-    private let stdoutFD: Int32
-    private let stderrFD: Int32
-    // The pipes own the descriptors: kept so they stay open while being read.
-    private let pipes: (Pipe, Pipe)
+    private let pid: pid_t
+    private var exit: ProcessExit?
+    private var output: [FileDescriptor: [UInt8]] = [:]
+    private var open: [FileDescriptor] = []
+    private let stdoutFD: FileDescriptor
+    private let stderrFD: FileDescriptor
 
     init(_ arguments: [String], environment: [String: String]? = nil) throws {
         let binary = DaemonFixture.buildDirectory.appendingPathComponent("clickawayctl")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             throw HarnessError("\(binary.path) is not built: run `swift build` before `swift test` (`make test` does both)")
         }
-        process.executableURL = binary
-        process.arguments = arguments
-        process.environment = environment ?? ["PATH": "/usr/bin:/bin"]
-        pipes = (Pipe(), Pipe())
-        process.standardOutput = pipes.0
-        process.standardError = pipes.1
-        stdoutFD = pipes.0.fileHandleForReading.fileDescriptor
-        stderrFD = pipes.1.fileHandleForReading.fileDescriptor
+        let out = try FileDescriptor.pipe(options: .closeOnExec)
+        let err = try FileDescriptor.pipe(options: .closeOnExec)
+        defer {
+            try? out.writeEnd.close()
+            try? err.writeEnd.close()
+        }
+        stdoutFD = out.readEnd
+        stderrFD = err.readEnd
         open = [stdoutFD, stderrFD]
-        try process.run()
+        pid = try Spawn.start([binary.path] + arguments, Spawn.Options(
+            environment: environment ?? ["PATH": "/usr/bin:/bin"], stdout: .descriptor(out.writeEnd), stderr: .descriptor(err.writeEnd)))
     }
 
     deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        if exit == nil {
+            kill(pid, SIGKILL)
+            _ = ProcessExit.reap(pid, blocking: true)
         }
+        try? stdoutFD.close()
+        try? stderrFD.close()
     }
 
     var stdout: String { String(decoding: output[stdoutFD] ?? [], as: UTF8.self) }
@@ -267,22 +271,17 @@ final class PickProcess {
     /// Reads stdout and stderr until `condition` holds; fails after `timeout`, or when the
     /// program closed both first, naming `what` did not happen.
     func readUntil(_ what: String, timeout: Duration, _ condition: () -> Bool) throws {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = Deadline(after: timeout)
         while !condition() {
             guard !open.isEmpty else { throw HarnessError("clickawayctl exited before \(what); stderr:\n\(stderr)") }
-            let left = deadline - .now
-            guard left > .zero else { throw HarnessError("timed out after \(timeout) waiting for \(what); stderr so far:\n\(stderr)") }
-            var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
-            guard poll(&fds, nfds_t(fds.count), milliseconds) > 0 else { continue }
-            for p in fds where p.revents != 0 {
-                var buffer = [UInt8](repeating: 0, count: 4096)
-                let n = read(p.fd, &buffer, buffer.count)
-                if n > 0 {
-                    output[p.fd, default: []] += buffer[..<n]
-                } else if n == 0 || errno != EINTR {
-                    open.remove(p.fd)
-                }
+            guard !deadline.hasPassed() else { throw HarnessError("timed out after \(timeout) waiting for \(what); stderr so far:\n\(stderr)") }
+            var fds = open.map { pollfd(fd: $0.rawValue, events: Int16(POLLIN), revents: 0) }
+            guard poll(&fds, nfds_t(fds.count), deadline.pollTimeout()) > 0 else { continue }
+            for (fd, p) in zip(open, fds) where p.revents != 0 {
+                var bytes = output[fd] ?? []
+                let n = try? fd.readAvailable(appendingTo: &bytes)
+                output[fd] = bytes
+                if n == nil || n == 0 { open.removeAll { $0 == fd } }
             }
         }
     }
@@ -290,7 +289,7 @@ final class PickProcess {
     /// Reads until the program closed stdout and stderr, then returns how it exited.
     func finish(timeout: Duration) throws -> PickTests.Result {
         try readUntil("clickawayctl to exit", timeout: timeout) { open.isEmpty }
-        process.waitUntilExit()
-        return PickTests.Result(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+        exit = ProcessExit.reap(pid, blocking: true)
+        return PickTests.Result(status: exit?.shellStatus ?? -1, stdout: stdout, stderr: stderr)
     }
 }

@@ -124,9 +124,9 @@ struct RectPopupTests {
         let events = try f.monitor()
         // "other" goes, and "panel" moves to another index.
         try f.editConfigInPlace("[[popup]]\nname = \"first\"\nrect = [0, 0, 5, 5]\n\n" + Self.config(marker: "/nonexistent"))
-        let closed = try events.await("closed")
+        let closed = try events.await(.closed)
         #expect(closed["popup"]?.stringValue == "other")
-        _ = try events.await("reloaded")
+        _ = try events.await(.reloaded)
         #expect(f.daemon?.isRunning == true, "\(f.log)")
         #expect(try f.openPopups() == ["panel"])
     }

@@ -25,7 +25,7 @@ struct ReloadTests {
 
         let events = try f.monitor()
         try f.editConfigInPlace(Self.popup("b", class: "B"))
-        let reloaded = try events.await("reloaded")
+        let reloaded = try events.await(.reloaded)
         #expect(reloaded["cause"]?.stringValue == "a configuration file changed")
         try f.sync()
         #expect(try f.openPopups() == ["b"])
@@ -44,7 +44,7 @@ struct ReloadTests {
 
         let events = try f.monitor()
         try f.editConfigInPlace("[[popup]]\nname = \"pop\"\nwindow = { clas = \"Pop\" }\n")
-        let rejected = try events.await("rejected")
+        let rejected = try events.await(.rejected)
         let diagnostics = rejected["diagnostics"]?.stringValue ?? ""
         #expect(diagnostics.contains("config.toml:3:"), "\(diagnostics)")
         #expect(diagnostics.contains("did you mean \"class\"?"), "\(diagnostics)")
@@ -69,7 +69,7 @@ struct ReloadTests {
 
         // Fixing the file clears the rejection.
         try f.editConfigInPlace(Self.popup("pop", class: "Pop"))
-        _ = try events.await("reloaded")
+        _ = try events.await(.reloaded)
         #expect(try f.status()["rejected"]?.isNull == true)
     }
 
@@ -78,7 +78,7 @@ struct ReloadTests {
         try f.startDaemon()
         let events = try f.monitor()
         try f.replaceConfigByRename(Self.popup("a", class: "A") + Self.popup("b", class: "B"))
-        let reloaded = try events.await("reloaded")
+        let reloaded = try events.await(.reloaded)
         #expect(reloaded["popups"]?.intValue == 2)
         #expect(try f.status()["popups"]?.intValue == 2)
     }
@@ -88,16 +88,13 @@ struct ReloadTests {
         let dotfiles = f.directory.appendingPathComponent("dotfiles")
         try FileManager.default.createDirectory(at: dotfiles, withIntermediateDirectories: true)
         let target = dotfiles.appendingPathComponent("clickaway.toml").path
-        try Self.popup("a", class: "A").write(toFile: target, atomically: true, encoding: .utf8)
+        try TestFiles.write(Self.popup("a", class: "A"), to: target)
         try FileManager.default.removeItem(atPath: f.configPath)
         try FileManager.default.createSymbolicLink(atPath: f.configPath, withDestinationPath: target)
         try f.startDaemon()
         let events = try f.monitor()
-        let handle = try #require(FileHandle(forWritingAtPath: target))
-        try handle.truncate(atOffset: 0)
-        try handle.write(contentsOf: Data((Self.popup("a", class: "A") + Self.popup("b", class: "B")).utf8))
-        try handle.close()
-        #expect(try events.await("reloaded")["popups"]?.intValue == 2)
+        try TestFiles.write(Self.popup("a", class: "A") + Self.popup("b", class: "B"), to: target)
+        #expect(try events.await(.reloaded)["popups"]?.intValue == 2)
     }
 
     @Test func dropInCreatedLaterIsPickedUp() throws {
@@ -105,17 +102,17 @@ struct ReloadTests {
         let f = try DaemonFixture(config: "")
         let dir = f.directory.appendingPathComponent("clickaway")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        try Self.popup("a", class: "A").write(to: dir.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
+        try TestFiles.write(Self.popup("a", class: "A"), to: dir.appendingPathComponent("config.toml").path)
         try f.startDaemon(useConfigFile: false)
         #expect(try f.status()["popups"]?.intValue == 1)
 
         let events = try f.monitor()
         let dropIns = dir.appendingPathComponent("conf.d")
         try FileManager.default.createDirectory(at: dropIns, withIntermediateDirectories: true)
-        try Self.popup("b", class: "B").write(to: dropIns.appendingPathComponent("10-b.toml"), atomically: true, encoding: .utf8)
+        try TestFiles.write(Self.popup("b", class: "B"), to: dropIns.appendingPathComponent("10-b.toml").path)
         // The directory's creation and the file's may be seen as two changes: wait for the
         // reload that has both popups.
-        while try events.await("reloaded")["popups"]?.intValue != 2 {}
+        while try events.await(.reloaded)["popups"]?.intValue != 2 {}
         #expect(try f.status()["config"]?.arrayValue?.count == 2)
     }
 
@@ -128,18 +125,18 @@ struct ReloadTests {
         // Written through a file the daemon does not watch, then moved in: one reload each way.
         let bothPopups = Self.popup("a", class: "A") + Self.popup("b", class: "B")
         try f.replaceConfigByRename(bothPopups)
-        _ = try events.await("reloaded")
+        _ = try events.await(.reloaded)
 
         let pid = try #require(f.daemon?.pid)
         kill(pid, SIGHUP)
-        let bySignal = try events.await("reloaded")
+        let bySignal = try events.await(.reloaded)
         #expect(bySignal["cause"]?.stringValue == "SIGHUP")
         let afterSignal = try f.status()
 
         let run = try f.ctl(["reload"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout == "reloaded: 2 popups from \(f.configPath)\n")
-        let byCtl = try events.await("reloaded")
+        let byCtl = try events.await(.reloaded)
         #expect(byCtl["cause"]?.stringValue == "clickawayctl reload")
         #expect(bySignal["popups"] == byCtl["popups"])
         #expect(bySignal["files"] == byCtl["files"])

@@ -134,7 +134,7 @@ struct ShieldModeTests {
         // The refusal says what happens to those clicks now: the shield takes them.
         let takes = "the shield mode takes those clicks instead"
         #expect(status["last_error"]?.stringValue?.contains(takes) == true, "\(status["last_error"]?.text ?? "")")
-        let refusal = try events.await("grab_refused")
+        let refusal = try events.await(.grabRefused)
         #expect(refusal["message"]?.stringValue?.contains(takes) == true, "\(refusal.text)")
         #expect(!f.log.contains("will not dismiss popups"), "\(f.log)")
 

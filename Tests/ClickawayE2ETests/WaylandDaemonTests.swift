@@ -54,11 +54,11 @@ import XTestHarness
             #expect(status["overlay"]?["tablets"]?.boolValue == true)
             let events = try f.monitor()
             try f.ctlOK(["open", "panel"])
-            #expect(try events.await("opened")["rect"] == .array([100, 100, 300, 200].map { .int($0) }))
+            #expect(try events.await(.opened)["rect"] == .array([100, 100, 300, 200].map { .int($0) }))
             #expect(try f.status()["overlay"]?["holes"]?.arrayValue?.isEmpty == false)
 
             try f.click(700, 500)
-            #expect(try events.await("dismissed")["click"]?.stringValue == "swallow")
+            #expect(try events.await(.dismissed)["click"]?.stringValue == "swallow")
             #expect(try f.openPopups().isEmpty)
             #expect(try f.below.clicks() == [], "the swallowed click reached the client below")
             #expect(try Self.waitForFile(marker, f) == "panel 1 700 500\n")
@@ -126,9 +126,9 @@ import XTestHarness
                            Position(x: 400.25, y: 150.25), Position(x: 150.25, y: 300.25)]
             for p in outside {
                 try f.ctlOK(["open", "panel"])
-                _ = try events.await("opened")
+                _ = try events.await(.opened)
                 try f.click(at: p)
-                let dismissed = try events.await("dismissed")
+                let dismissed = try events.await(.dismissed)
                 #expect([dismissed["x"]?.intValue, dismissed["y"]?.intValue] == [Int64(p.pixel.x), Int64(p.pixel.y)], "\(p)")
                 #expect(dismissed["click"]?.stringValue == "swallow")
             }
@@ -193,7 +193,7 @@ import XTestHarness
             })
 
             try f.tap(at: Position(x: 700, y: 500))
-            let dismissed = try events.await("dismissed")
+            let dismissed = try events.await(.dismissed)
             #expect(dismissed["button"]?.intValue == 1)
             #expect(dismissed["click"]?.stringValue == outsideClick)
             #expect(try f.openPopups().isEmpty)
@@ -259,7 +259,7 @@ import XTestHarness
             try window.dispatch()
             return try f.status()["open"]?.arrayValue?.first?["rect"] == .array([100, 100, 300, 200].map { .int($0) })
         }
-        let opened = try events.await("opened")
+        let opened = try events.await(.opened)
         #expect(opened["popup"]?.stringValue == "menu")
         return window
     }
@@ -277,12 +277,12 @@ import XTestHarness
             #expect(!window.closeRequested)
 
             try f.click(800, 600)
-            #expect(try events.await("dismissed")["popups"] == .array([.string("menu")]))
+            #expect(try events.await(.dismissed)["popups"] == .array([.string("menu")]))
             try window.waitForCloseRequest()
             try f.eventually("the closed window to be gone from the daemon's view") {
                 try f.status()["sway"]?["windows"]?.intValue == 0
             }
-            #expect(try events.await("closed")["popup"]?.stringValue == "menu")
+            #expect(try events.await(.closed)["popup"]?.stringValue == "menu")
             // The inside click went to the window, the outside one nowhere.
             #expect(try f.below.clicks() == [], "a click reached the background")
         }
@@ -304,7 +304,7 @@ import XTestHarness
                 try f.status()["open"]?.arrayValue?.first?["rect"] == .array([600, 300, 300, 200].map { .int($0) })
             }
             try f.click(150, 150)
-            #expect(try events.await("dismissed")["popups"] == .array([.string("menu")]))
+            #expect(try events.await(.dismissed)["popups"] == .array([.string("menu")]))
             try window.waitForCloseRequest()
             #expect(try f.below.clicks() == [], "the click on the old place reached the background")
         }
@@ -330,7 +330,7 @@ import XTestHarness
                 return try f.status()["open"]?.arrayValue?.first?["rect"] == .array([150, 150, 200, 100].map { .int($0) })
             }
             try f.click(120, 120)
-            #expect(try events.await("dismissed")["popups"] == .array([.string("menu")]))
+            #expect(try events.await(.dismissed)["popups"] == .array([.string("menu")]))
             try window.waitForCloseRequest()
             #expect(try f.below.clicks() == [], "the click where the window was reached the background")
         }

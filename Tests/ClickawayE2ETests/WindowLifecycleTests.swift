@@ -73,11 +73,10 @@ struct WindowLifecycleTests {
         try f.window(Layout.popup, class: "Pop")
         let events = try f.monitor()
         try f.click(900, 600)
-        #expect(try events.next("dismissed")["event"]?.stringValue == "dismissed")
-        #expect(try events.next("closed")["event"]?.stringValue == "closed")
+        _ = try events.await(.dismissed)
+        _ = try events.await(.closed)
         // `false` exits 1: reaped on SIGCHLD, the window still there counts as open again.
-        let reopened = try events.next("opened", timeoutMs: 5000)
-        #expect(reopened["event"]?.stringValue == "opened")
+        let reopened = try events.await(.opened, timeoutMs: 5000)
         #expect(reopened["popup"]?.stringValue == "pop")
         #expect(f.log.contains("dismiss command failed"))
     }
@@ -88,20 +87,18 @@ struct WindowLifecycleTests {
         try f.window(Layout.popup, class: "Pop")
         let events = try f.monitor()
         try f.click(900, 600)
-        #expect(try events.next("dismissed")["event"]?.stringValue == "dismissed")
-        #expect(try events.next("closed")["event"]?.stringValue == "closed")
+        _ = try events.await(.dismissed)
+        _ = try events.await(.closed)
         #expect(try f.openPopups().isEmpty)
-        let reopened = try events.next("opened", timeoutMs: 10_000)
-        #expect(reopened["event"]?.stringValue == "opened", "\(reopened.text)\n\(f.log)")
-        #expect(reopened["popup"]?.stringValue == "pop", "\(reopened.text)")
+        let reopened = try events.await(.opened, timeoutMs: 10_000)
+        #expect(reopened["popup"]?.stringValue == "pop", "\(reopened.text)\n\(f.log)")
         #expect(f.log.contains("still there"))
         // And an outside click dismisses it again.
         try f.click(900, 600)
-        let again = try events.next("dismissed")
-        #expect(again["event"]?.stringValue == "dismissed", "\(again.text)")
+        _ = try events.await(.dismissed)
     }
 
-    /// The manual check of the X11 issue, scripted: a real `xterm -class Popup`.
+    /// The README's first popup, scripted: a real `xterm -class Popup`.
     @Test func realXtermIsClosedByAnOutsideClickAndKeptByInsideClicks() throws {
         let f = try DaemonFixture(config: """
             [[popup]]

@@ -107,7 +107,7 @@ private final class MatrixRun {
         return (r.x + r.width / 2, r.y + r.height / 2)
     }
 
-    func awaitEvent(_ name: String, popup: String) throws -> JSON {
+    func awaitEvent(_ name: MonitorEvent.Name, popup: String) throws -> JSON {
         while true {
             let event = try events.await(name)
             if event["popup"]?.stringValue == popup { return event }
@@ -142,7 +142,7 @@ private final class MatrixRun {
 
     func windowPopupIsFoundUnderTheFrameAndPassesInsideClicks() throws {
         let popup = try f.window(Layout.popup, class: "Pop")
-        _ = try awaitEvent("opened", popup: "pop")
+        _ = try awaitEvent(.opened, popup: "pop")
         let entry = try #require(try openEntry("pop"), "pop is not open: \(context)")
         // The client is the window the test created, not the manager's frame around it.
         #expect(entry["window"]?.stringValue == "0x" + String(popup.id, radix: 16), "\(entry.text) \(context)")
@@ -164,7 +164,7 @@ private final class MatrixRun {
         let popup = try #require(popup)
         let point = try center(target)
         try f.click(point.x, point.y, button: button)
-        _ = try awaitEvent("closed", popup: "pop")
+        _ = try awaitEvent(.closed, popup: "pop")
         try f.settle()
         #expect(f.client.deleteRequests(popup) == 1)
         #expect(f.client.isDestroyed(popup), "\(context)")
@@ -178,13 +178,13 @@ private final class MatrixRun {
         try f.click(otherPoint.x, otherPoint.y, button: 1)
         try f.client.waitForFocus(other, activeWindow: activeWindowKept)
         let replayPopup = try f.window(Layout.popup, class: "ReplayPop")
-        _ = try awaitEvent("opened", popup: "replay")
+        _ = try awaitEvent(.opened, popup: "replay")
         try #require(try !f.client.isFocused(target, activeWindow: false))
 
         let pressesBefore = f.client.presses(target).count
         let point = try center(target)
         try f.click(point.x, point.y, button: button)
-        _ = try awaitEvent("closed", popup: "replay")
+        _ = try awaitEvent(.closed, popup: "replay")
         try f.settle()
         #expect(f.client.isDestroyed(replayPopup))
         do {
@@ -200,14 +200,14 @@ private final class MatrixRun {
     func rectPopup() throws {
         let open = try f.ctl(["open", "panel"])
         #expect(open.status == 0, "\(open.stderr)")
-        _ = try awaitEvent("opened", popup: "panel")
+        _ = try awaitEvent(.opened, popup: "panel")
         try clickReaches(backdrop, at: (1100, 70), button: button)
         #expect(try f.openPopups().contains("panel"), "an inside click dismissed the panel: \(context)")
 
         let pressesBefore = f.client.presses(target).count
         let point = try center(target)
         try f.click(point.x, point.y, button: button)
-        _ = try awaitEvent("closed", popup: "panel")
+        _ = try awaitEvent(.closed, popup: "panel")
         try f.settle()
         #expect(f.client.presses(target).count == pressesBefore, "the swallowed press reached the window under it: \(context)")
     }
@@ -228,7 +228,7 @@ private final class MatrixRun {
         let yad = try ChildProcess(["yad", "--fixed", "--class=YadPop", "--geometry=300x150+100+100",
                                     "--text=clickaway", "--no-buttons"], environment: environment)
         defer { yad.stop() }
-        let opened = try awaitEvent("opened", popup: "yad")
+        let opened = try awaitEvent(.opened, popup: "yad")
         let window = try #require(opened["window"]?.stringValue.flatMap { UInt32($0.dropFirst(2), radix: 16) })
         let x = f.client.connection
         #expect(try x.wmClass(window)?.windowClass == "YadPop")
@@ -240,7 +240,7 @@ private final class MatrixRun {
                      "yad covers the point outside it to click: \(r)")
 
         try f.click(point.x, point.y, button: button)
-        _ = try awaitEvent("closed", popup: "yad")
+        _ = try awaitEvent(.closed, popup: "yad")
         try waitUntil("yad to exit after WM_DELETE_WINDOW", timeout: .seconds(10)) { !yad.isRunning }
     }
 

@@ -25,7 +25,7 @@ func twentyRegionEngine() -> DecisionEngine {
     let model = try! ClickModel(popups: [calendar, volume, power, submenu])
     let engine = DecisionEngine(model: model)
     for (i, p) in model.popups.enumerated() {
-        engine.open(PopupInstance(popup: Int32(i), rect: p.fixedRect!, openedAt: 0, id: UInt64(i + 1)))
+        engine.open(PopupInstance(popup: Int32(i), rect: p.fixedRect!, openedAt: 0, id: .rect(UInt64(i + 1))))
     }
     return engine
 }
@@ -41,7 +41,7 @@ func tenThousandRegionEngine() -> DecisionEngine {
     let model = try! ClickModel(popups: [PopupSpec(
         name: "big", source: .rect(Rect(x: 0, y: 0, width: 1000, height: 1000), output: nil), regions: groups)])
     let engine = DecisionEngine(model: model)
-    engine.open(PopupInstance(popup: 0, rect: model.popups[0].fixedRect!, openedAt: 0, id: 1))
+    engine.open(PopupInstance(popup: 0, rect: model.popups[0].fixedRect!, openedAt: 0, id: .rect(1)))
     return engine
 }
 

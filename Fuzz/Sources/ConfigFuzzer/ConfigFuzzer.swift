@@ -31,7 +31,7 @@ private func exercise(_ model: ClickModel) {
     var points: [(Int32, Int32)] = [(0, 0), (.min, .min), (.max, .max), (.min, .max)]
     for (i, popup) in model.popups.enumerated().prefix(64) {
         guard let rect = popup.fixedRect else { continue }
-        engine.open(PopupInstance(popup: Int32(i), rect: rect, openedAt: 0, id: UInt64(1) << 32 + UInt64(i)))
+        engine.open(PopupInstance(popup: Int32(i), rect: rect, openedAt: 0, id: .rect(UInt64(i))))
         points += [(rect.x, rect.y), (rect.x &+ rect.width / 2, rect.y &+ rect.height / 2),
                    (rect.x &+ rect.width &- 1, rect.y &+ rect.height &- 1)]
     }
@@ -41,7 +41,7 @@ private func exercise(_ model: ClickModel) {
     }
     // The holes cost the square of the edges: only for configurations of a sane size.
     if model.popups.count <= 16 && model.popups.allSatisfy({ $0.regions.count <= 16 }) {
-        _ = engine.shieldHoles(screen: Rect(x: 0, y: 0, width: 1920, height: 1080))
+        _ = engine.holes(in: Rect(x: 0, y: 0, width: 1920, height: 1080))
     }
     _ = engine.press(button: 1, x: 5, y: 5, time: 1_000_000)
 }

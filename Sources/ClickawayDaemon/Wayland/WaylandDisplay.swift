@@ -276,7 +276,7 @@ public final class WaylandDisplay: Display {
         popupsOpen = !engine.open.isEmpty
         scheduleTreePolls()
         guard let bounds = client.layoutBounds else { return [] }
-        let holes = engine.open.isEmpty ? [bounds] : engine.shieldHoles(screen: bounds)
+        let holes = engine.open.isEmpty ? [bounds] : engine.holes(in: bounds)
         guard holes != overlay.holes else { return [] }
         if !engine.open.isEmpty { regionShrank = true }
         overlay.setHoles(holes)

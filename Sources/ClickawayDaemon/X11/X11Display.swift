@@ -276,7 +276,7 @@ public final class X11Display: Display {
         var notices = interception == .grab ? grabOnRoot() : []
         // Also right after `auto` fell back to it.
         if interception == .shield, let shield {
-            shield.update(active: wanted.active || shieldHoldsAClick, holes: wanted.active ? engine.shieldHoles(screen: screen) : [])
+            shield.update(active: wanted.active || shieldHoldsAClick, holes: wanted.active ? engine.holes(in: screen) : [])
             grabOverShield()
         }
         let wantsEscape = engine.open.contains { popups[Int($0.popup)].escape }

@@ -49,7 +49,7 @@ struct CommandLineTests {
         let scratch = try scratchDirectory("options")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let config = scratch.appendingPathComponent("config.toml").path
-        try "[settings]\nbackend = \"wayland\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        try TestFiles.write("[settings]\nbackend = \"wayland\"\n", to: config)
         for arguments in [["--config=\(config)", "--backend=x11-grab", "--display=:4321", "--log-level=debug"],
                           ["--config", config, "--backend", "x11-grab", "--display", ":4321", "--log-level", "debug"]] {
             let run = try CommandRun.run([Self.daemon] + arguments, environment: ["XDG_RUNTIME_DIR": scratch.path])

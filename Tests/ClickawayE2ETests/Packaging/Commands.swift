@@ -52,39 +52,12 @@ struct CommandRun {
     /// Runs `arguments[0]` (found on PATH) with the test's environment, less what a
     /// surrounding make hands down, plus `environment`; stdin is /dev/null. Bounded by `limit`.
     static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:],
-                    limit: TimeInterval = 300) throws -> CommandRun {
-        let scratch = try scratchDirectory("command")
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let outPath = scratch.appendingPathComponent("stdout").path, errPath = scratch.appendingPathComponent("stderr").path
-        for path in [outPath, errPath] where !FileManager.default.createFile(atPath: path, contents: nil) {
-            throw HarnessError("cannot create \(path) for the output of \(arguments.joined(separator: " "))")
-        }
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        defer {
-            try? out.close()
-            try? err.close()
-        }
+                    limit: Duration = .seconds(300)) throws -> CommandRun {
         if let directory { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.currentDirectoryURL = directory ?? Repository.root
         var inherited = ProcessInfo.processInfo.environment
         for name in ["MAKEFLAGS", "MFLAGS", "MAKELEVEL", "DESTDIR", "PREFIX", "BUILDDIR"] { inherited[name] = nil }
-        process.environment = inherited.merging(environment) { $1 }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = out
-        process.standardError = err
-        let finished = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in finished.signal() }
-        try process.run()
-        guard finished.wait(timeout: .now() + limit) == .success else {
-            process.terminate()
-            throw HarnessError("\(arguments.joined(separator: " ")) did not finish within \(Int(limit)) s")
-        }
-        return CommandRun(status: process.terminationStatus,
-                          stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
-                          stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
+        let run = try ProgramRun.run(["/usr/bin/env"] + arguments, environment: inherited.merging(environment) { $1 },
+                                     directory: (directory ?? Repository.root).path, limit: limit)
+        return CommandRun(status: run.status, stdout: run.stdout, stderr: run.stderr)
     }
 }

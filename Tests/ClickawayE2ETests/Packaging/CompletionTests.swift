@@ -39,7 +39,7 @@ struct CompletionTests {
             try fm.createDirectory(at: directory.appendingPathComponent("config/clickaway"), withIntermediateDirectories: true)
             try fm.createDirectory(at: directory.appendingPathComponent("home"), withIntermediateDirectories: true)
             try fm.createDirectory(at: bin, withIntermediateDirectories: true)
-            try config.write(to: directory.appendingPathComponent("config/clickaway/config.toml"), atomically: true, encoding: .utf8)
+            try TestFiles.write(config, to: directory.appendingPathComponent("config/clickaway/config.toml").path)
             for program in ["clickaway", "clickawayctl"] {
                 try fm.createSymbolicLink(at: bin.appendingPathComponent(program),
                                           withDestinationURL: DaemonFixture.buildDirectory.appendingPathComponent(program))
@@ -53,7 +53,7 @@ struct CompletionTests {
             let run = try CommandRun.run([bin.appendingPathComponent(program).path, "--generate-completion-script", shell])
             try #require(run.status == 0 && !run.stdout.isEmpty, "\(program) --generate-completion-script \(shell): \(run.output)")
             let path = directory.appendingPathComponent("\(program).\(shell)").path
-            try run.stdout.write(toFile: path, atomically: true, encoding: .utf8)
+            try TestFiles.write(run.stdout, to: path)
             return path
         }
     }
@@ -164,7 +164,7 @@ final class Terminal {
     deinit { _ = try? tmux(["kill-server"]) }
 
     private func tmux(_ arguments: [String]) throws -> CommandRun {
-        try CommandRun.run(["tmux", "-L", socket] + arguments, limit: 10)
+        try CommandRun.run(["tmux", "-L", socket] + arguments, limit: .seconds(10))
     }
 
     /// Sends the text as keys (tab, newline and control characters included).

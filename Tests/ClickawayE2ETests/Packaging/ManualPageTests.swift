@@ -51,8 +51,7 @@ struct ManualPageTests {
         let scratch = try scratchDirectory("man-broken")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let page = scratch.appendingPathComponent("broken.1")
-        try (try Repository.text("man/clickaway.toml.5") + ".Bl -tag\n.It Fl x\nunclosed list\n.Xx what\n")
-            .write(to: page, atomically: true, encoding: .utf8)
+        try TestFiles.write(try Repository.text("man/clickaway.toml.5") + ".Bl -tag\n.It Fl x\nunclosed list\n.Xx what\n", to: page.path)
         let rendered = try CommandRun.run(["groff", "-ww", "-z", "-mandoc", page.path])
         #expect(!rendered.stderr.isEmpty, "groff said nothing about a page with an unknown macro and an unclosed list")
     }

@@ -222,7 +222,7 @@ public final class HeadlessCompositor {
         // Test windows named clickaway-test-* float from the start, at the size they ask for,
         // as popups do.
         lines += ["default_border none", "xwayland disable", #"for_window [app_id="^clickaway-test"] floating enable"#]
-        try (lines.joined(separator: "\n") + "\n").write(toFile: config, atomically: false, encoding: .utf8)
+        try TestFiles.write(lines.joined(separator: "\n") + "\n", to: config)
         let ipc = directory + "/ipc.sock"
         var environment = wlrootsEnvironment(directory)
         environment["SWAYSOCK"] = ipc
@@ -234,7 +234,7 @@ public final class HeadlessCompositor {
     private static func phoc(_ directory: String, _ output: HeadlessOutput) throws -> Launch {
         let config = directory + "/phoc.ini"
         let text = "[output:\(output.name)]\nmode = \(output.rect.width)x\(output.rect.height)\nscale = 1\n"
-        try text.write(toFile: config, atomically: false, encoding: .utf8)
+        try TestFiles.write(text, to: config)
         var environment = wlrootsEnvironment(directory)
         // No dconf daemon to talk to: GSettings keeps phoc's settings in memory.
         environment["GSETTINGS_BACKEND"] = "memory"
@@ -265,7 +265,7 @@ public final class HeadlessCompositor {
             for (i, program) in trusted.enumerated() {
                 let entry = "[Desktop Entry]\nType=Application\nName=trusted \(i)\nExec=\(program)\nNoDisplay=true\n"
                     + "X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input\n"
-                try entry.write(toFile: "\(applications)/clickaway-test-\(i).desktop", atomically: false, encoding: .utf8)
+                try TestFiles.write(entry, to: "\(applications)/clickaway-test-\(i).desktop")
             }
         } else {
             environment["KWIN_WAYLAND_NO_PERMISSION_CHECKS"] = "1"

@@ -293,3 +293,18 @@ private func setString(_ c: OpaquePointer, _ window: WindowID, _ property: Atom,
 private func setWords(_ c: OpaquePointer, _ window: WindowID, _ property: Atom, _ type: Atom, _ value: [UInt32]) {
     xcb_change_property(c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, property, type, 32, UInt32(value.count), value)
 }
+
+/// ICCCM WM_STATE, set by the window manager on the client windows it manages.
+public enum WMState: UInt32, Sendable {
+    case withdrawn = 0
+    case normal = 1
+    case iconic = 3
+}
+
+extension XConnection {
+    /// The window's WM_STATE: whether a window manager manages it (the daemon only asks
+    /// whether it is there, in `findClient`).
+    public func wmState(_ window: WindowID) throws(XError) -> WMState? {
+        try property32(window, atoms.wmState)?.first.flatMap(WMState.init(rawValue:))
+    }
+}

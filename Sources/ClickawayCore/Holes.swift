@@ -7,7 +7,7 @@ extension DecisionEngine {
     /// Exact: every test the engine makes is a rectangle containment, so its answer is the
     /// same over each cell of the grid drawn through every rectangle's edges. One point per
     /// cell is decided, and the cells merged back into rectangles.
-    public func shieldHoles(screen: Rect) -> [Rect] {
+    public func holes(in screen: Rect) -> [Rect] {
         guard !open.isEmpty else { return [screen] }
         var xs: [Int64] = [Int64(screen.x), Int64(screen.x) + Int64(screen.width)]
         var ys: [Int64] = [Int64(screen.y), Int64(screen.y) + Int64(screen.height)]

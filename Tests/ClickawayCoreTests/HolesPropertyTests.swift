@@ -4,8 +4,8 @@ import Testing
 
 /// The shield's holes against the engine's own decisions: a point is in a hole exactly when
 /// a press there dismisses nothing and passes.
-@Suite("Shield holes")
-struct ShieldHolesPropertyTests {
+@Suite("Holes: where clicks need not reach the daemon")
+struct HolesPropertyTests {
     static let screen = rect(0, 0, 500, 400)
 
     /// Nothing happens to a press here, by the engine's own decision (on a scratch copy).
@@ -15,7 +15,7 @@ struct ShieldHolesPropertyTests {
     }
 
     static func check(_ e: DecisionEngine, points: [Int32]) {
-        let holes = e.shieldHoles(screen: screen)
+        let holes = e.holes(in: screen)
         for (i, a) in holes.enumerated() {
             #expect(a.width > 0 && a.height > 0, "empty hole \(a)")
             #expect(a.x >= 0 && a.y >= 0 && a.x + a.width <= 500 && a.y + a.height <= 400, "hole \(a) leaves the screen")
@@ -79,11 +79,11 @@ struct ShieldHolesPropertyTests {
 
     @Test func noPopupOpenMeansNoShieldAtAll() throws {
         let e = try engine([popup("p", rect(10, 10, 50, 50))], open: [])
-        #expect(e.shieldHoles(screen: Self.screen) == [Self.screen])
+        #expect(e.holes(in: Self.screen) == [Self.screen])
     }
 
     @Test func onePlainPopupIsOneHole() throws {
         let e = try engine([popup("p", rect(10, 20, 50, 60))])
-        #expect(e.shieldHoles(screen: Self.screen) == [rect(10, 20, 50, 60)])
+        #expect(e.holes(in: Self.screen) == [rect(10, 20, 50, 60)])
     }
 }

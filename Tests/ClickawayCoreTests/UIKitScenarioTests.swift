@@ -1,9 +1,11 @@
 import ClickawayCore
 import Testing
 
-/// Every scenario from the seed articles in shared/seeds, as the region tree reproduces it.
-@Suite("Seed scenarios")
-struct SeedScenarioTests {
+/// Every scenario of the UIKit articles clickaway follows (DejalView, DTTableView, pdenya's
+/// modal, Liam Kim's hit-testing posts, "what happens when I touch"), as the region tree
+/// reproduces it.
+@Suite("UIKit hit-testing scenarios")
+struct UIKitScenarioTests {
     /// DejalView: a revealed Delete button; a tap anywhere else hides it "without doing anything else".
     @Test func dejalViewTapOutsideSpecialControlHidesItAndDoesNothingElse() throws {
         let e = try engine([popup("delete-button", rect(240, 10, 70, 30))])
