@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "ClickawayTOML"),
         // TOML → core model, diagnostics with file/line/caret, XDG lookup; no Foundation.
         .target(name: "ClickawayConfig", dependencies: [
-            "ClickawayCore", "ClickawayTOML", "ClickawaySystem",
+            "ClickawayCore", "ClickawayTOML", "ClickawaySystem", "ClickawayJSON",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // glibc's functions that Swift's Glibc module hides behind _GNU_SOURCE, as a Clang module.

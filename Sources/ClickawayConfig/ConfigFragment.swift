@@ -1,4 +1,4 @@
-import ClickawayCore
+internal import ClickawayCore
 
 /// What one file contributes. Files are merged in order: popups and exclusions are
 /// concatenated; `[settings]` and `[defaults]` keys of later files win key by key.

@@ -1,5 +1,5 @@
-import ClickawayCore
-import ClickawayTOML
+public import ClickawayCore
+public import ClickawayTOML
 
 /// A configuration file's path (used in messages) and its bytes.
 public struct ConfigFile: Sendable, Equatable {

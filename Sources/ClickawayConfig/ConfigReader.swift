@@ -1,5 +1,5 @@
-import ClickawayCore
-import ClickawayTOML
+internal import ClickawayCore
+internal import ClickawayTOML
 
 /// A value from the document, with its path in human form (to name it in a message).
 struct Node {

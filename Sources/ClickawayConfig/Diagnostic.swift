@@ -1,4 +1,4 @@
-import ClickawayTOML
+internal import ClickawayTOML
 
 /// One error in a configuration file, rendered the way i3 and Cargo do:
 ///

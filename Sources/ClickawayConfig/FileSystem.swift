@@ -1,6 +1,6 @@
-import ClickawaySystem
-import Glibc
-import SystemPackage
+internal import ClickawaySystem
+internal import Glibc
+internal import SystemPackage
 
 /// The few file operations the configuration needs.
 enum FileSystem {

@@ -1,5 +1,5 @@
-import ClickawayTOML
-import Glibc
+internal import ClickawayTOML
+internal import Glibc
 
 /// The last configuration that loaded without errors, kept as the text of its files in
 /// `$XDG_STATE_HOME/clickaway/last-good.toml` (mode 0600, replaced atomically). A daemon that

@@ -1,5 +1,5 @@
-import ClickawayCore
-import ClickawayTOML
+internal import ClickawayCore
+internal import ClickawayTOML
 
 /// The keys the configuration accepts, table by table.
 enum Schema {

@@ -1,6 +1,6 @@
-import ClickawayJSON
-import ClickawaySystem
-import SystemPackage
+public import ClickawayJSON
+internal import ClickawaySystem
+internal import SystemPackage
 
 /// `clickawayctl`'s end: connect, send one request line, read reply lines.
 public final class ControlClient {

@@ -1,5 +1,5 @@
-import ClickawayCore
-import ClickawayJSON
+public import ClickawayCore
+public import ClickawayJSON
 
 /// A reply line: `{"ok":true,...}` with a request's own fields, or a refusal,
 /// `{"ok":false,"error":"...",...}`.

@@ -1,4 +1,4 @@
-import ClickawayJSON
+public import ClickawayJSON
 
 /// One request on the control socket: a line `{"request":NAME,...}`. The daemon decodes
 /// it, clickawayctl and the tests encode it; README's list and bench/clickbench.c are tested

@@ -1,7 +1,7 @@
-import ClickawayJSON
-import ClickawaySystem
-import Glibc
-import SystemPackage
+internal import ClickawayJSON
+public import ClickawaySystem
+internal import Glibc
+internal import SystemPackage
 
 /// The daemon's end of the control socket: a directory only its owner can enter, a socket
 /// only its owner can open, and peers of another uid refused by SO_PEERCRED.

@@ -1,5 +1,5 @@
-import ClickawayCore
-import ClickawayJSON
+public import ClickawayCore
+public import ClickawayJSON
 
 extension Explanation {
     /// `{"x":X,"y":Y,"hit":{"popup":"P","region":"P.card"} or null,"path":[...],"dismiss":[...],"click":"..."}`

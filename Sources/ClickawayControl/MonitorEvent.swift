@@ -1,5 +1,5 @@
-import ClickawayCore
-import ClickawayJSON
+public import ClickawayCore
+public import ClickawayJSON
 
 /// One line of `monitor`: `{"event":NAME,...}`. The daemon encodes them; `clickawayctl
 /// monitor --help` and the README's table come from (or are tested against) `documentation`.

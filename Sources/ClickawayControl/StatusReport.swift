@@ -1,5 +1,5 @@
-import ClickawayCore
-import ClickawayJSON
+public import ClickawayCore
+public import ClickawayJSON
 
 /// The reply to `status`: what the daemon runs with, tracks and holds. Encoded in one fixed
 /// order (`clickawayctl status --json` prints it as it comes); printed for people by `text`.

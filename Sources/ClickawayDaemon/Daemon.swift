@@ -1,9 +1,9 @@
-import ClickawayConfig
-import ClickawayControl
-import ClickawayCore
-import ClickawayJSON
-import ClickawaySystem
-import Logging
+public import ClickawayConfig
+public import ClickawayControl
+public import ClickawayCore
+internal import ClickawayJSON
+public import ClickawaySystem
+public import Logging
 
 /// The daemon: one display (X11 or Wayland, `Display`), the configuration and the decision
 /// engine, and a few parts of its own: `rect` popups, the monitor feed, systemd, reloads,
@@ -67,22 +67,11 @@ public final class Daemon {
         noteUnavailableSources()
         registerWithLoop()
         supervision.ready(statusLine())
-        while true {
-            if Signals.terminate != 0 {
-                shutDown()
-                return 0
-            }
-            if Signals.reload != 0 {
-                Signals.reload = 0
-                requestReload(because: "SIGHUP")
-            }
+        while Signals.terminate == 0 {
             handleDisplayInput()
-            // Only with the events read: a window already gone is not mistaken for one that
-            // stayed after its dismissal.
-            if Signals.child != 0 {
-                Signals.child = 0
-                reapCommands()
-            }
+            handleSignals()
+            // With the events read: a window already gone is not mistaken for one that stayed
+            // after its dismissal.
             loop.runDueDeadlines()
             while let request = control.nextRequest() { answer(request) }
             // Drain before sleeping: what was done since may have queued events.
@@ -94,6 +83,21 @@ public final class Daemon {
                 return 1
             }
             loop.wait()
+        }
+        shutDown()
+        return 0
+    }
+
+    /// SIGHUP reloads; SIGCHLD reaps dismiss commands (after the display's events are read, so
+    /// that a failed command's window is judged as it is now).
+    private func handleSignals() {
+        if Signals.reload != 0 {
+            Signals.reload = 0
+            requestReload(because: "SIGHUP")
+        }
+        if Signals.child != 0 {
+            Signals.child = 0
+            reapCommands()
         }
     }
 

@@ -1,11 +1,11 @@
-import ClickawayConfig
-import ClickawayControl
-import ClickawayCore
-import ClickawaySystem
-import ClickawayWayland
-import ClickawayX11
-import Glibc
-import Logging
+internal import ClickawayConfig
+internal import ClickawayControl
+public import ClickawayCore
+internal import ClickawaySystem
+internal import ClickawayWayland
+internal import ClickawayX11
+internal import Glibc
+internal import Logging
 
 /// Starts the daemon as `clickaway` is asked to: the configuration to start with, the
 /// display (Wayland when `WAYLAND_DISPLAY` is set and `auto` is asked for without

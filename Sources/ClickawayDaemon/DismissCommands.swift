@@ -1,6 +1,6 @@
-import ClickawaySystem
-import Glibc
-import Logging
+internal import ClickawaySystem
+internal import Glibc
+internal import Logging
 
 /// Runs dismiss commands (`Spawn`): no shell, each in its own process group, stdin from
 /// /dev/null, stdout and stderr the daemon's (the journal), no other descriptor. Children

@@ -1,6 +1,6 @@
-import ClickawayControl
-import ClickawayCore
-import ClickawayJSON
+internal import ClickawayControl
+internal import ClickawayCore
+internal import ClickawayJSON
 
 /// The events `monitor` clients receive: each change of the open popups announced once
 /// (`opened`, `closed`), and whatever else the daemon reports.

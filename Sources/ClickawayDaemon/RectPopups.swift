@@ -1,5 +1,5 @@
-import ClickawayControl
-import ClickawayCore
+internal import ClickawayControl
+internal import ClickawayCore
 
 /// The `rect` popups opened with `clickawayctl open` (and `toggle`), bottom to top, with when
 /// they opened and their instance ids, which a reload keeps.

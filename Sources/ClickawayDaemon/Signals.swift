@@ -1,6 +1,6 @@
-import ClickawaySystem
-import Glibc
-import SystemPackage
+internal import ClickawaySystem
+internal import Glibc
+internal import SystemPackage
 
 /// Signals only set a flag and wake the loop through a self-pipe (sxhkd's rule): the loop
 /// acts on them between events, never inside a handler.

@@ -1,4 +1,4 @@
-import Glibc
+internal import Glibc
 
 /// The process environment as a dictionary.
 public func processEnvironment() -> [String: String] {

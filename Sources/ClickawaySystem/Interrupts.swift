@@ -1,5 +1,5 @@
-import Glibc
-import SystemPackage
+internal import Glibc
+public import SystemPackage
 
 /// Runs a system call until it is not interrupted by a signal; returns its result, or
 /// throws its `errno`. For the calls swift-system does not wrap (sockets, poll, waitpid).

@@ -1,4 +1,4 @@
-import Glibc
+internal import Glibc
 
 /// CLOCK_MONOTONIC, the one clock of the program: deadlines, the watchdog, when popups
 /// opened on a display whose events carry no usable clock, the X server's and Wayland's

@@ -1,5 +1,5 @@
-import Glibc
-import SystemPackage
+internal import Glibc
+public import SystemPackage
 
 /// Something the loop waits on: a descriptor, and the hooks around each sleep. Registered
 /// with `PollLoop.add(_:)`; simple owners use `PollLoop.watch(_:writing:_:)` instead.

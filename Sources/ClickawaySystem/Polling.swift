@@ -1,5 +1,5 @@
-import Glibc
-import SystemPackage
+internal import Glibc
+public import SystemPackage
 
 /// What a descriptor is ready for, after poll(2).
 public struct Readiness: OptionSet, Hashable, Sendable {

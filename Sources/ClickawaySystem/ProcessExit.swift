@@ -1,5 +1,5 @@
-import Glibc
-import SystemPackage
+public import Glibc
+internal import SystemPackage
 
 /// How a child process ended, decoded from a wait status (waitpid(2)).
 public enum ProcessExit: Equatable, Hashable, Sendable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import Glibc
+public import Glibc
 
 /// An AF_UNIX socket address: a filesystem path, or (`@name`) a name in Linux's abstract
 /// namespace, which has a leading NUL and no terminator, its end given by the length.

@@ -1,6 +1,6 @@
-import CLinux
-import Glibc
-import SystemPackage
+internal import CLinux
+public import Glibc
+public import SystemPackage
 
 /// AF_UNIX sockets on swift-system's `FileDescriptor`, close-on-exec from the start, every
 /// call retried when a signal interrupts it.
@@ -57,8 +57,8 @@ extension FileDescriptor {
     }
 
     /// The uid of the process at the other end (SO_PEERCRED); nil when it cannot be told.
-    public var peerUID: uid_t? {
-        var uid = uid_t()
+    public var peerUID: UInt32? {
+        var uid: UInt32 = 0
         return clinux_peer_uid(rawValue, &uid) == 0 ? uid : nil
     }
 

@@ -1,6 +1,6 @@
-import CLinux
-import Glibc
-import SystemPackage
+internal import CLinux
+public import Glibc
+public import SystemPackage
 
 /// Starts programs the one way this package does: posix_spawn, found on PATH, with exactly
 /// the environment given, every signal at its default action and none blocked (a parent's

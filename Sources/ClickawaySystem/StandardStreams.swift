@@ -1,4 +1,4 @@
-import SystemPackage
+internal import SystemPackage
 
 /// Writes straight to the standard descriptors, unbuffered: a message is out before the
 /// process exits, and a reader on a pipe sees each line as it is written.

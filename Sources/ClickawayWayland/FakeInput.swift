@@ -1,5 +1,5 @@
-import CWaylandClient
-import CWaylandProtocols
+internal import CWaylandClient
+internal import CWaylandProtocols
 
 /// KWin's org_kde_kwin_fake_input: pointer motion to a global point (wl_fixed, exact),
 /// buttons and touch points. While it exists KWin's seat has a pointer and touch even with

@@ -1,7 +1,7 @@
-import CWaylandClient
-import CWaylandProtocols
-import ClickawayCore
-import Glibc
+internal import CWaylandClient
+internal import CWaylandProtocols
+public import ClickawayCore
+internal import Glibc
 
 /// A wlr-layer-shell layer.
 public enum Layer: UInt32, Sendable {

@@ -1,6 +1,6 @@
-import CWaylandClient
-import CWaylandProtocols
-import ClickawayCore
+internal import CWaylandClient
+internal import CWaylandProtocols
+public import ClickawayCore
 
 /// An output by its registry name, stable while the output exists.
 public struct OutputID: Hashable, Sendable {

@@ -1,4 +1,4 @@
-import ClickawayCore
+public import ClickawayCore
 
 /// A press or release that landed on the overlay: a pointer button, a touch point or a pen
 /// tip, in global coordinates.

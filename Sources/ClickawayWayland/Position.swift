@@ -1,4 +1,4 @@
-import CWaylandClient
+internal import CWaylandClient
 
 /// A point in the global (layout) space, as exact as Wayland sends it: wl_fixed has 1/256
 /// of a pixel, and a Double holds every such value exactly.

@@ -1,5 +1,5 @@
-import CWaylandClient
-import CWaylandProtocols
+internal import CWaylandClient
+internal import CWaylandProtocols
 
 /// What a press came from. A touch point and a pen tip act as button 1 does.
 public enum InputDevice: Hashable, Sendable, CustomStringConvertible {

@@ -1,7 +1,7 @@
-import ClickawayJSON
-import ClickawaySystem
-import Glibc
-import SystemPackage
+public import ClickawayJSON
+internal import ClickawaySystem
+internal import Glibc
+public import SystemPackage
 
 /// One connection to sway's IPC socket (the i3 IPC protocol), beside the Wayland protocol:
 /// where the windows are, which Wayland tells no client.: messages are "i3-ipc", a

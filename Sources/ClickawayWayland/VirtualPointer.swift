@@ -1,7 +1,7 @@
-import CWaylandClient
-import CWaylandProtocols
-import ClickawayCore
-import ClickawaySystem
+internal import CWaylandClient
+internal import CWaylandProtocols
+internal import ClickawayCore
+internal import ClickawaySystem
 
 /// A zwlr_virtual_pointer_v1: a pointer device the client drives. While it exists the seat
 /// has the pointer capability even with no mouse. It has no touch: wlroots has no protocol

@@ -1,7 +1,7 @@
-import CWaylandClient
-import CWaylandProtocols
-import ClickawayCore
-import Glibc
+package import CWaylandClient
+internal import CWaylandProtocols
+public import ClickawayCore
+internal import Glibc
 
 /// A connection with the globals clickaway uses bound: compositor, shm, the first seat
 /// (with its tablets when the compositor has a tablet manager), every output (with its

@@ -1,7 +1,7 @@
-import CWaylandClient
-import ClickawaySystem
-import Glibc
-import SystemPackage
+internal import CWaylandClient
+internal import ClickawaySystem
+internal import Glibc
+public import SystemPackage
 
 /// One connection to a Wayland compositor: the `wl_display`, and the steps of libwayland's
 /// read protocol for a poll(2) loop that also watches other descriptors.

@@ -1,4 +1,4 @@
-import Glibc
+internal import Glibc
 
 /// What went wrong talking to a Wayland compositor, worded for a log line.
 public enum WaylandError: Error, Equatable, CustomStringConvertible {

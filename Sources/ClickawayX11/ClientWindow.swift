@@ -1,4 +1,4 @@
-import CXCB
+internal import CXCB
 
 /// Where the client window of a top-level window is, found as ICCCM 4.1.3.1 defines it: the
 /// window that carries WM_STATE, which a window manager sets on the clients it manages, at

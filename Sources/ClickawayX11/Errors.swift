@@ -1,4 +1,4 @@
-import CXCB
+internal import CXCB
 
 /// An X protocol error (BadWindow, BadAccess, ...), copied out of libxcb's `xcb_generic_error_t`.
 public struct XErrorInfo: Hashable, Sendable, CustomStringConvertible {

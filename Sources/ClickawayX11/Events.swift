@@ -1,7 +1,7 @@
-import CXCB
-import ClickawayCore
+internal import CXCB
+public import ClickawayCore
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
 
 /// An event or asynchronous error from the server, copied out of libxcb.

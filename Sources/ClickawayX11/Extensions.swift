@@ -1,5 +1,5 @@
-import CXCB
-import ClickawayCore
+internal import CXCB
+public import ClickawayCore
 
 public struct ExtensionInfo: Equatable, Sendable {
     public var majorOpcode: UInt8

@@ -1,4 +1,4 @@
-import CXCB
+internal import CXCB
 
 /// Keysyms of the lock keys whose modifier bits vary between keyboard maps.
 public enum Keysym {

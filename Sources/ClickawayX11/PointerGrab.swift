@@ -1,6 +1,6 @@
-import CXCB
-import ClickawaySystem
-import SystemPackage
+internal import CXCB
+public import ClickawaySystem
+internal import SystemPackage
 
 public typealias CursorID = UInt32
 

@@ -1,5 +1,5 @@
-import CXCB
-import ClickawayCore
+internal import CXCB
+public import ClickawayCore
 
 /// WM_CLASS: the instance name (first string) and the class (second string).
 public struct WMClass: Hashable, Sendable {

@@ -1,7 +1,7 @@
-import CXCB
-import ClickawayCore
+internal import CXCB
+public import ClickawayCore
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
 
 /// A request sent with its error held back for `XConnection.check(_:)`.

@@ -1,6 +1,6 @@
-import CXCB
-import ClickawayCore
-import ClickawaySystem
+internal import CXCB
+internal import ClickawayCore
+internal import ClickawaySystem
 
 /// Maps X server timestamps (32-bit milliseconds that wrap every 49.7 days) onto a 64-bit
 /// clock, and tells the server's time now without a round trip.

@@ -1,5 +1,5 @@
-import CXCB
-import ClickawayCore
+internal import CXCB
+public import ClickawayCore
 
 /// An override-redirect InputOnly window over the screen whose input shape is kept by an
 /// `InputShape`: it takes clicks where its shape covers and lets them fall through elsewhere.

@@ -90,3 +90,39 @@ import Testing
         for needle in needles { #expect(status.contains(needle), "clickbench looks for \(needle) in \(status)") }
     }
 }
+
+/// The README's layout paragraph and ARCHITECTURE.md against the package as it is.
+@Suite struct LayoutDocumentationTests {
+    static func targets(_ kinds: String) throws -> [String] {
+        let manifest = try ProtocolDocumentationTests.read("Package.swift")
+        return manifest.matches(of: try Regex(#"\.(?:\#(kinds))\(\s*name: "(\w+)""#)).compactMap { $0.output[1].substring.map(String.init) }
+    }
+
+    @Test func theReadmeLayoutNamesEveryProductTargetAndTestSupport() throws {
+        let readme = try ProtocolDocumentationTests.read("README.md")
+        let layout = try #require(readme.components(separatedBy: "\n\n").first { $0.hasPrefix("Layout") }, "the README has no layout paragraph")
+        let named = Set(layout.matches(of: /`(\w+)`/).map { String($0.output.1) })
+        let product = try Self.targets("target|executableTarget|systemLibrary")
+        #expect(!product.isEmpty)
+        for target in product { #expect(named.contains(target), "the README's layout paragraph does not name \(target)") }
+        let looksLikeATarget = { (name: String) in
+            name.hasPrefix("Clickaway") || name.hasPrefix("clickaway") || name.hasSuffix("Harness") || name.hasSuffix("Support")
+                || (name.first == "C" && name.dropFirst().first?.isUppercase == true)
+        }
+        for name in named where looksLikeATarget(name) {
+            #expect(product.contains(name), "the README's layout paragraph names \(name), which the package does not have")
+        }
+    }
+
+    @Test func architectureNamesEveryTargetAndTheFilesItPointsTo() throws {
+        let architecture = try ProtocolDocumentationTests.read("ARCHITECTURE.md")
+        for target in try Self.targets("target|executableTarget|systemLibrary|testTarget") {
+            #expect(architecture.contains("`\(target)`"), "ARCHITECTURE.md does not name \(target)")
+        }
+        for match in architecture.matches(of: /`((?:Sources|Tests|man|Fuzz)\/[^`]+?)`/) {
+            let path = String(match.output.1).replacingOccurrences(of: "<Name>/", with: "")
+            #expect(FileManager.default.fileExists(atPath: ProtocolDocumentationTests.repository.appendingPathComponent(path).path),
+                    "ARCHITECTURE.md points to \(path), which is not there")
+        }
+    }
+}

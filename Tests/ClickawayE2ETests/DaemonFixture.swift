@@ -1,6 +1,7 @@
 import ClickawayControl
 import ClickawayCore
 import ClickawayJSON
+import ClickawaySystem
 import ClickawayX11
 import Foundation
 import ProcessSupport
@@ -62,13 +63,13 @@ class DaemonRun {
                                  + ["--log-level", "debug"] + displayArguments + extraArguments,
                                  environment: environment.merging(extraEnvironment) { $1 })
         daemon = p
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = Deadline(after: .seconds(10))
         while true {
             if !p.isRunning {
                 throw HarnessError("clickaway exited before answering; its log:\n\(log)")
             }
             if (try? sync()) != nil { return }
-            guard ContinuousClock.now < deadline else {
+            guard !deadline.hasPassed() else {
                 throw HarnessError("clickaway did not answer on its control socket within 10 s; its log:\n\(log)")
             }
             Thread.sleep(forTimeInterval: 0.02)  // polling for a socket to appear, not for synchronisation

@@ -107,9 +107,5 @@ struct InterceptionTests {
 
 /// Polls a condition that no sync can observe (a child process's output), bounded.
 func waitUntil(_ what: String, timeout: Duration = .seconds(5), _ condition: () -> Bool) throws {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        guard ContinuousClock.now < deadline else { throw HarnessError("timed out after \(timeout) waiting for \(what)") }
-        Thread.sleep(forTimeInterval: 0.01)
-    }
+    try eventually(what, timeout: timeout, every: .milliseconds(10), condition)
 }

@@ -31,12 +31,17 @@ import XTestHarness
     }
 
     static func waitForFile(_ path: String, _ f: WaylandDaemonFixture) throws -> String {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while true {
-            if let text = try? String(contentsOfFile: path, encoding: .utf8), text.hasSuffix("\n") { return text }
-            guard ContinuousClock.now < deadline else { throw HarnessError("the dismiss command did not write \(path) within 5 s\n\(f.log)") }
-            Thread.sleep(forTimeInterval: 0.02)  // a child process in its own time
+        var text = ""
+        do {
+            // A child process writes in its own time.
+            try eventually("the dismiss command to write \(path)", timeout: .seconds(5), every: .milliseconds(20)) {
+                text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+                return text.hasSuffix("\n")
+            }
+        } catch {
+            throw HarnessError("\(error)\n\(f.log)")
         }
+        return text
     }
 
     static let all = CompositorKind.tested

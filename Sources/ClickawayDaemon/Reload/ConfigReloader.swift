@@ -1,8 +1,8 @@
-import ClickawayConfig
-import ClickawaySystem
-import Glibc
-import Synchronization
-import SystemPackage
+internal import ClickawayConfig
+internal import ClickawaySystem
+internal import Glibc
+internal import Synchronization
+internal import SystemPackage
 
 /// Loads the configuration on a thread of its own. Reading, parsing, validating and keeping
 /// the last good copy never hold up the poll loop: it goes on answering clicks and pinging

@@ -1,7 +1,7 @@
-import ClickawaySystem
-import Glibc
-import Logging
-import SystemPackage
+internal import ClickawaySystem
+internal import Glibc
+internal import Logging
+internal import SystemPackage
 
 /// Watches the configuration's directories with inotify and says when to reload: a burst of
 /// changes (an editor's write, rename and chmod) becomes one reload `debounceMs` after the

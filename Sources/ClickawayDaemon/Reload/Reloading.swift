@@ -1,8 +1,8 @@
-import ClickawayConfig
-import ClickawayControl
-import ClickawaySystem
-import Glibc
-import Logging
+internal import ClickawayConfig
+internal import ClickawayControl
+internal import ClickawaySystem
+internal import Glibc
+internal import Logging
 
 /// Reloads of the configuration: asked for by a changed file (the watcher), SIGHUP or
 /// `clickawayctl reload`, loaded off the loop (`ConfigReloader`), one at a time. A reload

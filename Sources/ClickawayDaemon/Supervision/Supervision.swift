@@ -1,4 +1,4 @@
-import ClickawaySystem
+internal import ClickawaySystem
 
 /// What systemd hears from the daemon (Type=notify): READY=1 and RELOADING=1 with a status
 /// line, a new STATUS= whenever the line changes, STOPPING=1, and the watchdog's pings

@@ -1,6 +1,6 @@
-import ClickawaySystem
-import Glibc
-import SystemPackage
+internal import ClickawaySystem
+internal import Glibc
+internal import SystemPackage
 
 /// Tells systemd how the daemon is doing, the way sd_notify(3) does, without libsystemd: each
 /// message is one datagram ("READY=1\nSTATUS=...") sent to the AF_UNIX socket $NOTIFY_SOCKET

@@ -1,10 +1,10 @@
-import ClickawayCore
-import ClickawayJSON
-import ClickawaySystem
-import ClickawayWayland
-import Glibc
-import Logging
-import SystemPackage
+internal import ClickawayCore
+internal import ClickawayJSON
+internal import ClickawaySystem
+internal import ClickawayWayland
+internal import Glibc
+internal import Logging
+internal import SystemPackage
 
 /// Windows on sway, from its IPC: the whole tree (`get_tree`) again after every window or
 /// workspace event. A view's id is its container id; `[con_id=N] kill` closes it.

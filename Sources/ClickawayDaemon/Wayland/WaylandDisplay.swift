@@ -1,9 +1,9 @@
-import ClickawayControl
-import ClickawayCore
-import ClickawaySystem
-import ClickawayWayland
-import Logging
-import SystemPackage
+public import ClickawayControl
+public import ClickawayCore
+public import ClickawaySystem
+public import ClickawayWayland
+public import Logging
+public import SystemPackage
 
 /// A Wayland compositor with layer-shell. There are no grabs: a transparent layer surface
 /// on the overlay layer covers each output, and its input region is the output minus the

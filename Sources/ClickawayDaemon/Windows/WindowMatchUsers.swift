@@ -1,4 +1,4 @@
-import ClickawayCore
+internal import ClickawayCore
 
 extension ClickModel {
     /// The popups, anchors and exclusions whose window match satisfies `test`, as a user

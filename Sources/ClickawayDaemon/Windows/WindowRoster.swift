@@ -1,5 +1,5 @@
-import ClickawayCore
-import Logging
+public import ClickawayCore
+public import Logging
 
 /// Where a display's windows come from, as the daemon sees them: the X tree's, sway's, or
 /// none. Window ids fit in 32 bits (X windows, sway container ids).

@@ -1,7 +1,7 @@
-import ClickawayControl
-import ClickawayCore
-import ClickawayX11
-import Logging
+internal import ClickawayControl
+internal import ClickawayCore
+public import ClickawayX11
+internal import Logging
 
 /// The lock modifiers a click or key may come with and still count: NumLock, CapsLock and
 /// ScrollLock, whose bits vary between keyboard maps (CapsLock is always Lock).

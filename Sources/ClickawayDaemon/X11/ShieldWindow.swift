@@ -1,6 +1,6 @@
-import ClickawayCore
-import ClickawayX11
-import Logging
+internal import ClickawayCore
+internal import ClickawayX11
+internal import Logging
 
 /// Shield mode: an invisible InputOnly window over the screen, mapped while a popup is open,
 /// whose input shape leaves holes where a click cannot dismiss anything. Clicks in the holes

@@ -1,6 +1,6 @@
-import ClickawayCore
-import ClickawayX11
-import Logging
+internal import ClickawayCore
+internal import ClickawayX11
+internal import Logging
 
 /// What the daemon knows about the X server's top-level windows: the root's children in
 /// stacking order and, in its `roster`, the mapped ones whose client window matches a popup,

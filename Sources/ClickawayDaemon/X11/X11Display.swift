@@ -1,10 +1,10 @@
-import ClickawayControl
-import ClickawayCore
-import ClickawaySystem
-import ClickawayX11
-import Glibc
-import Logging
-import SystemPackage
+public import ClickawayControl
+public import ClickawayCore
+public import ClickawaySystem
+public import ClickawayX11
+internal import Glibc
+public import Logging
+public import SystemPackage
 
 /// An X server: windows from the X tree, clicks through SYNC grabs on the root or through
 /// the shield window, Escape through a key grab.

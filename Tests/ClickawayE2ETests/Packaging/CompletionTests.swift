@@ -176,11 +176,10 @@ final class Terminal {
 
     /// Waits (10 s at most) until `text` is on the screen.
     func waitFor(_ text: String, _ what: String) throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if screen.contains(text) { return }
-            usleep(50_000)
+        do {
+            try eventually(what, timeout: .seconds(10), every: .milliseconds(50)) { screen.contains(text) }
+        } catch {
+            throw HarnessError("\(error); the screen:\n\(screen)")
         }
-        throw HarnessError("waited 10 s for \(what); the screen:\n\(screen)")
     }
 }

@@ -1,4 +1,5 @@
 import CXCB
+import ClickawaySystem
 import ClickawayX11
 import Foundation
 import ProcessSupport
@@ -72,7 +73,7 @@ public final class WindowManager {
             // setter here and says so in an xmessage window that takes the focus.
             environment["PATH"] = home.appendingPathComponent("bin").path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         }
-        let deadline = ContinuousClock.now + timeout
+        let deadline = Deadline(after: timeout)
         connection = try XConnection(display: display)
         // Select first, then start: no PropertyNotify on the root can slip by.
         if let error = connection.check(connection.selectInput(connection.root, [.propertyChange, .substructureNotify])) {
@@ -85,7 +86,7 @@ public final class WindowManager {
                                        environment: environment)
             self.bus = bus
             do {
-                try eventually("dbus-daemon to listen on \(socket)", timeout: deadline - .now) {
+                try eventually("dbus-daemon to listen on \(socket)", timeout: .milliseconds(deadline.remaining())) {
                     try bus.checkRunning(while: "starting")
                     return FileManager.default.fileExists(atPath: socket)
                 }
@@ -139,24 +140,24 @@ public final class WindowManager {
     /// Taking it to find out would make the manager fail to start; reading it does not. It
     /// is read again on every event on the root and at least every 20 ms, since not every
     /// manager changes anything on the root after taking it (xmonad does not).
-    private func waitForRedirect(until deadline: ContinuousClock.Instant) throws {
+    private func waitForRedirect(until deadline: Deadline) throws {
         let x = connection
         while try !x.getWindowAttributes(x.root).allEventMasks.contains(.substructureRedirect) {
             try process.checkRunning(while: "starting")
-            guard ContinuousClock.now < deadline else {
+            guard !deadline.hasPassed() else {
                 throw HarnessError("\(kind) did not take SubstructureRedirect on the root window in time\n\(process.logTail)")
             }
             _ = try? x.waitForEvent("an event on the root window", timeout: .milliseconds(20)) { _ in true }
         }
     }
 
-    private func waitForReadyProperty(until deadline: ContinuousClock.Instant) throws {
+    private func waitForReadyProperty(until deadline: Deadline) throws {
         let x = connection
         let atom = try x.internAtom(Self.readyProperty)
         guard try x.property32(x.root, atom) == nil else { return }
         do {
             try x.waitForEvent("\(kind)'s configuration script to set \(Self.readyProperty) on the root window",
-                               timeout: deadline - .now, check: { try process.checkRunning(while: "running its configuration") }) { event -> Bool? in
+                               timeout: .milliseconds(deadline.remaining()), check: { try process.checkRunning(while: "running its configuration") }) { event -> Bool? in
                 if case let .propertyNotify(p) = event, p.window == x.root, p.atom == atom, !p.deleted { return true }
                 return nil
             }
@@ -169,7 +170,7 @@ public final class WindowManager {
     /// destroys it. A manager whose main loop is not running yet cannot manage it; openbox
     /// 3.6 can read the MapRequest into Xlib's queue during start-up and then sleep in poll(2)
     /// on the socket, so a ClientMessage is sent to the root every 100 ms to wake it up.
-    private func waitForProbeManaged(until deadline: ContinuousClock.Instant) throws {
+    private func waitForProbeManaged(until deadline: Deadline) throws {
         let x = connection
         let probe = x.generateID()
         let wake = try x.internAtom("_NET_REQUEST_FRAME_EXTENTS")
@@ -195,7 +196,7 @@ public final class WindowManager {
             }
             if managed == true { return }
             try process.checkRunning(while: "starting")
-            guard ContinuousClock.now < deadline else {
+            guard !deadline.hasPassed() else {
                 throw HarnessError("\(kind) took SubstructureRedirect but did not manage a new window (no WM_STATE on it) in time\n\(process.logTail)")
             }
             x.sendClientMessage(wake, about: probe, data: [], to: x.root, mask: [.substructureRedirect, .substructureNotify])
