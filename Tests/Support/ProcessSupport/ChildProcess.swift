@@ -58,9 +58,20 @@ public final class ChildProcess {
 
     /// Whether the program still runs. Does not reap it: until `stop()` the pid stays ours,
     /// so the watchdog can never signal a stranger that inherited the number.
-    public var isRunning: Bool {
+    public var isRunning: Bool { exit == nil }
+
+    /// How the program ended, once it has (not reaped, as for `isRunning`); nil while it runs.
+    /// A program whose status cannot be read any more (someone else reaped it) counts as ended.
+    public var exit: String? {
         var info = siginfo_t()
-        return waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info._sifields._sigchld.si_pid == 0
+        var result: Int32
+        repeat { result = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) } while result != 0 && errno == EINTR
+        guard result == 0 else {
+            return "its status could not be read: \(String(cString: strerror(errno)))"
+        }
+        guard info._sifields._sigchld.si_pid != 0 else { return nil }
+        let status = info._sifields._sigchld.si_status
+        return info.si_code == CLD_EXITED ? "exit status \(status)" : "signal \(status)"
     }
 
     /// The end of what the program wrote to stderr, for failure messages.
@@ -72,8 +83,8 @@ public final class ChildProcess {
 
     /// Throws if the program has exited, with its stderr.
     public func checkRunning(while doing: String) throws {
-        guard !isRunning else { return }
-        throw HarnessError("\(name) exited while \(doing)\n\(logTail)")
+        guard let exit else { return }
+        throw HarnessError("\(name) (pid \(pid)) exited while \(doing) (\(exit))\n\(logTail)")
     }
 
     /// Sends a signal and waits (bounded) for the program to exit; returns its wait status,
