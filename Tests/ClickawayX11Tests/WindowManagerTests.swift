@@ -30,7 +30,7 @@ import XTestHarness
                 topLevel = parent
             }
             #expect(try x.queryTree(x.root).children.contains(topLevel))
-            #expect(try x.wmState(window.id) == .normal)
+            try awaitWMState(window.id, display: display, kind: .openbox)
 
             // The frame is the client plus decorations.
             let frameRect = try x.rootRect(topLevel)
@@ -101,8 +101,9 @@ import XTestHarness
 }
 
 /// Waits for the manager to set WM_STATE on `window`, watched from a connection of its own
-/// (the test client's event mask stays as it is). A manager may map the client before it sets
-/// WM_STATE (openbox did so under load), so a viewable window need not have it yet.
+/// (the test client's event mask stays as it is). A viewable window need not have it yet:
+/// openbox's `client_show` maps the frame first (`frame_show`), then sets WM_STATE
+/// (`client_change_wm_state`), and a loaded machine showed the window in between.
 private func awaitWMState(_ window: WindowID, display: String, kind: WindowManagerKind) throws {
     let watcher = try TestClient(display: display)
     let x = watcher.connection
