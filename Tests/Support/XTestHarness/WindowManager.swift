@@ -300,9 +300,9 @@ public final class WindowManager {
             return ["spectrwm"]
         case .fvwm:
             // Without a file fvwm reads its default-config, with a panel of buttons on the
-            // right. Its focus policy here (sloppy, a click raises); one page, so no pan
-            // frames (InputOnly windows along the edges) and no paging when the pointer gets
-            // there; no modules.
+            // right. Here: that file's focus policy (sloppy, a click raises); one page, so no
+            // pan frames (InputOnly windows along the edges) and no paging when the pointer
+            // gets there; no modules.
             let config = try write("""
                 DesktopSize 1x1
                 EdgeScroll 0 0
