@@ -109,8 +109,8 @@ struct PickTests {
     }
 
     /// i3 and herbstluftwm put a WM_CLASS of their own on their frames: the client is still
-    /// the window with WM_STATE.
-    @Test(arguments: [WindowManagerKind.openbox, .i3, .herbstluftwm])
+    /// the window with WM_STATE. fvwm frames a client two windows deep, jwm one.
+    @Test(arguments: [WindowManagerKind.openbox, .i3, .herbstluftwm, .fvwm, .jwm])
     func underAReparentingWindowManagerFindsTheClientAndReportsTheFramesRectangle(_ kind: WindowManagerKind) throws {
         let xvfb = try XvfbServer()
         let windowManager = try WindowManager(kind, display: xvfb.display)

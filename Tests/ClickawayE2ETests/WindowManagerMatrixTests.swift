@@ -7,7 +7,7 @@ import ProcessSupport
 import Testing
 import XTestHarness
 
-/// Everything that depends on the window manager, under ten real ones and in the three X11
+/// Everything that depends on the window manager, under 13 real ones and in the three X11
 /// modes: a window popup found under the manager's framing, inside clicks passing, outside
 /// clicks swallowed or replayed, a replayed click focusing its window as the same click does
 /// without clickaway, `rect` popups, a real program (yad) as a popup, and nothing left
@@ -213,15 +213,16 @@ private final class MatrixRun {
     }
 
     /// yad, a GTK program, as a window popup: found by the window carrying WM_STATE, closed
-    /// by WM_DELETE_WINDOW on an outside click. xmonad tiles it (it floats no window without
-    /// a fixed size), so there a second tiled window keeps half of the screen outside it.
+    /// by WM_DELETE_WINDOW on an outside click. xmonad and dwm tile it (they float no window
+    /// without a fixed size), so there a second tiled window keeps part of the screen outside
+    /// it (xmonad's other half; dwm's stack column, right of yad in the master column).
     func realProgramPopup() throws {
         var environment = ProcessInfo.processInfo.environment
         environment["DISPLAY"] = f.xvfb.display
         environment["WAYLAND_DISPLAY"] = nil
         environment["HOME"] = f.directory.path
         environment["NO_AT_BRIDGE"] = "1"
-        if c.wm == .xmonad {
+        if c.wm.tilesResizableWindows {
             try f.client.createWindow(at: Rect(x: 0, y: 0, width: 200, height: 200),
                                       wmClass: WMClass(instance: "tiled", windowClass: "Tiled"), fixedSize: false)
         }

@@ -6,7 +6,7 @@ import ProcessSupport
 
 /// The X11 window managers the end-to-end tests run under, each as Debian packages it.
 public enum WindowManagerKind: String, CaseIterable, Sendable, CustomStringConvertible {
-    case openbox, i3, herbstluftwm, bspwm, xmonad, awesome, fluxbox, icewm, xfwm4, spectrwm
+    case openbox, i3, herbstluftwm, bspwm, xmonad, awesome, fluxbox, icewm, xfwm4, spectrwm, fvwm, jwm, dwm
 
     public var description: String { rawValue }
 
@@ -22,16 +22,20 @@ public enum WindowManagerKind: String, CaseIterable, Sendable, CustomStringConve
     /// mode cannot have them: spectrwm binds button 1 with any modifier to focus.
     public var rootButtons: [UInt8] { self == .spectrwm ? [1] : [] }
 
-    /// A managed window with no position of its own keeps its requested position only when it
-    /// floats: tiling window managers are told so by a rule (`floatRule`). xmonad has no rule
-    /// without a compiled configuration; it floats windows whose minimum and maximum sizes
-    /// are equal, which `TestClient` windows are.
-    public var tiles: Bool { [.i3, .herbstluftwm, .bspwm, .xmonad, .spectrwm].contains(self) }
+    /// Whether it tiles windows that can be resized, such as yad's. The other tiling managers
+    /// are told by their configuration to float every window. xmonad and dwm take no rule
+    /// without a compiled configuration; they float only windows whose minimum and maximum
+    /// sizes are equal (dwm: `updatesizehints` sets `isfixed`, and `manage` floats a fixed
+    /// client), which `TestClient` windows are and yad's are not.
+    public var tilesResizableWindows: Bool { [.xmonad, .dwm].contains(self) }
 }
 
 /// A real window manager on a test display, started with a minimal configuration written
 /// for it in a private HOME (and XDG_CONFIG_HOME): tiling ones float every window, so that
 /// windows stay where the tests put them, and none draws a bar, so no panel covers a window.
+/// dwm is the exception: its configuration is compiled in (Debian's `dwm.default`), so it
+/// keeps its bar, 1 pixel borders and tiling; it floats fixed-size windows, and moves a
+/// floating window whose middle is under its bar (at the top) down below it.
 public final class WindowManager {
     public let kind: WindowManagerKind
     private let process: ChildProcess
@@ -294,6 +298,33 @@ public final class WindowManager {
 
                 """, to: ".config/spectrwm/spectrwm.conf")
             return ["spectrwm"]
+        case .fvwm:
+            // Without a file fvwm reads its default-config, with a panel of buttons on the
+            // right. Here: that file's focus policy (sloppy, a click raises); one page, so no
+            // pan frames (InputOnly windows along the edges) and no paging when the pointer
+            // gets there; no modules.
+            let config = try write("""
+                DesktopSize 1x1
+                EdgeScroll 0 0
+                EdgeThickness 0
+                Style * SloppyFocus, MouseFocusClickRaises
+
+                """, to: "fvwm-config")
+            return ["fvwm", "-f", config]
+        case .jwm:
+            // Debian's system.jwmrc places windows tiled and has a tray along the bottom;
+            // with no Tray there is none. Its default focus model (sloppy, a click raises).
+            let config = try write("""
+                <?xml version="1.0"?>
+                <JWM>
+                    <FocusModel>sloppy</FocusModel>
+                </JWM>
+
+                """, to: "jwmrc")
+            return ["jwm", "-f", config]
+        case .dwm:
+            // No configuration to write: see the type's comment.
+            return ["dwm"]
         }
     }
 }
