@@ -44,7 +44,10 @@ import Testing
         try listener.setNonBlocking()
         #expect(try listener.acceptConnection() == nil)
         let client = try FileDescriptor.connectedUnixSocket(address)
-        defer { try? client.close() }
+        // Closed once: a second close would close whatever descriptor another test running
+        // in parallel was given that number meanwhile.
+        var clientOpen = true
+        defer { if clientOpen { try? client.close() } }
         #expect(try listener.wait(until: .inMilliseconds(5000)).canRead)
         let server = try #require(try listener.acceptConnection())
         defer { try? server.close() }
@@ -54,6 +57,7 @@ import Testing
         #expect(try server.wait(until: .inMilliseconds(5000)).canRead)
         #expect(try server.readAvailable(appendingTo: &received) == 6)
         #expect(received == Array("hello\n".utf8))
+        clientOpen = false
         try client.close()
         _ = try server.wait(until: .inMilliseconds(5000))
         #expect(try server.readAvailable(appendingTo: &received) == 0)
