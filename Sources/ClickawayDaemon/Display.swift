@@ -52,6 +52,14 @@ public protocol Display: PollSource {
     func status() -> DisplayStatus
     /// A new configuration was accepted: windows are matched again, the backend setting followed.
     func configurationReplaced(_ model: ClickModel, backend: Backend)
+    /// Runtime popups came or went (`clickawayctl open --window/--pid`): windows are matched
+    /// again against `model`, those a new popup names included. Between clicks only.
+    func popupsChanged(_ model: ClickModel)
+    /// The window a runtime popup given `window` is (X11: the client of that top-level, or
+    /// that client; sway: that container), among the windows mapped now; or why there is none.
+    func popupWindow(for window: UInt32) -> Result<UInt32, Refusal>
+    /// Why this display cannot find windows for runtime popups, nil when it can.
+    var windowsUnavailable: String? { get }
     /// The popup, anchor and exclusion sources of `model` this display can never provide, one
     /// sentence each.
     func unavailableSources(in model: ClickModel) -> [String]

@@ -98,7 +98,15 @@ final class WindowTracker {
 
     private static func matchedAtoms(for model: ClickModel, atoms: StandardAtoms) -> [Atom] {
         let byTitle = model.windowMatches.contains { $0.title != nil || $0.titleGlob != nil }
-        return [StandardAtoms.wmClass, atoms.netWMWindowType] + (byTitle ? [StandardAtoms.wmName, atoms.netWMName] : [])
+        return [StandardAtoms.wmClass, atoms.netWMWindowType, atoms.netWMPid] + (byTitle ? [StandardAtoms.wmName, atoms.netWMName] : [])
+    }
+
+    /// The client window a runtime popup given `window` is: the client of the viewable
+    /// top-level `window` (a frame under a reparenting window manager), or `window` itself
+    /// when it is such a client. nil for any other window.
+    func popupWindow(for window: WindowID) -> WindowID? {
+        if let client = clients[window] { return client }
+        return clients.values.contains(window) ? window : nil
     }
 
     /// The client window of a top-level: known when it was looked at, else searched now.
