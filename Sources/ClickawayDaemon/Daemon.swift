@@ -394,11 +394,9 @@ public final class Daemon {
         if case .pid = place { entry.unanswered = origin }
         runtime.append(entry)
         logger.info("runtime popup registered", metadata: ["popup": "\(spec.name)", "place": "\(place)"])
-        rebuildModel()
+        rebuildModel(opening: place == .rect ? spec.name : nil)
         switch place {
         case .rect:
-            _ = rects.set(spec.name, open: { _ in true }, model: model, outputs: engine.outputs, now: display.now())
-            refresh()
             return RuntimePopupReply(popup: spec.name, window: nil).json
         case .window(let window):
             guard display.windows.isPresent(window) else {
@@ -463,11 +461,13 @@ public final class Daemon {
     }
 
     /// The runtime popups changed: a new model for the engine (the click in progress goes
-    /// on), the `rect` popups and the display's windows, then the usual refresh.
-    private func rebuildModel() {
+    /// on), the `rect` popups (`opening` a new one) and the display's windows, then the usual
+    /// refresh.
+    private func rebuildModel(opening rectPopup: String? = nil) {
         model = combinedModel()
         engine = DecisionEngine(model: model, continuing: engine)
         rects.keep(in: model)
+        if let rectPopup { _ = rects.set(rectPopup, open: { _ in true }, model: model, outputs: engine.outputs, now: display.now()) }
         display.popupsChanged(model)
         refresh()
     }
@@ -504,15 +504,17 @@ public final class Daemon {
     }
 
     /// Between clicks: a process's window that appeared becomes its popup's window (and the
-    /// request is answered); a runtime popup whose window is gone is removed. Returns whether
-    /// it rebuilt the model (which refreshed).
+    /// request is answered); a runtime popup whose window is gone is removed, and so is a
+    /// `rect` one closed with its parent (`clickawayctl close PARENT`). Returns whether it
+    /// rebuilt the model (which refreshed).
     private func settleRuntimeWindows() -> Bool {
         var gone: Set<String> = []
+        var closed: Set<String> = []
         var resolved = false
         for entry in runtime.entries {
             switch entry.place {
             case .rect:
-                break
+                if !rects.isOpen(entry.name) { closed.insert(entry.name) }
             case .window(let window):
                 if !display.windows.isPresent(window) { gone.insert(entry.name) }
             case .pid:
@@ -525,6 +527,10 @@ public final class Daemon {
                 if let request = entry.unanswered { control.reply(reply, to: request) }
                 _ = settled
             }
+        }
+        if !closed.isEmpty {
+            removeRuntime(closed, because: .parentGone)
+            return true
         }
         if !gone.isEmpty {
             removeRuntime(gone, because: .windowGone)
@@ -618,6 +624,7 @@ public final class Daemon {
         running = .files
         let dropped = runtime.keep(besides: fresh.model.popups)
         for entry in dropped {
+            rects.forget(entry.name)
             logger.warning("runtime popup \"\(entry.name)\" is removed: the new configuration has a popup of its name, or lacks one it refers to")
         }
         model = combinedModel()
