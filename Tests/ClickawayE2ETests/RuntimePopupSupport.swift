@@ -4,21 +4,29 @@ import Foundation
 import ProcessSupport
 import SystemPackage
 
-/// `clickawayctl` running in the background (`wait`, `open --pid`), its stdout kept in a file
-/// and its stderr in the process's log, its exit status read with a bounded wait.
+/// `clickawayctl` (`wait`, `open --pid`) or a recipe's script running in the background, its
+/// stdout kept in a file and its stderr in the process's log, its exit status read with a
+/// bounded wait.
 final class BackgroundCtl {
     let process: ChildProcess
     let arguments: [String]
     private let outputPath: String
 
-    init(_ run: DaemonRun, _ arguments: [String]) throws {
-        self.arguments = arguments
+    /// `clickawayctl ARGUMENTS`.
+    convenience init(_ run: DaemonRun, _ arguments: [String]) throws {
+        try self.init(run, command: [DaemonRun.buildDirectory.appendingPathComponent("clickawayctl").path] + arguments)
+    }
+
+    /// Any program, with the built `clickawayctl` first on its PATH.
+    init(_ run: DaemonRun, command: [String], environment extra: [String: String] = [:]) throws {
+        arguments = command
         outputPath = run.directory.appendingPathComponent("ctl-\(UUID().uuidString).out").path
         let fd = try FileDescriptor.open(outputPath, .writeOnly, options: [.create, .truncate, .closeOnExec],
                                         permissions: .ownerReadWrite)
         defer { try? fd.close() }
-        process = try ChildProcess([DaemonRun.buildDirectory.appendingPathComponent("clickawayctl").path] + arguments,
-                                   environment: run.environment, stdout: fd)
+        var environment = run.environment.merging(extra) { $1 }
+        environment["PATH"] = DaemonRun.buildDirectory.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        process = try ChildProcess(command, environment: environment, stdout: fd)
     }
 
     deinit { process.stop() }

@@ -284,4 +284,47 @@ struct RuntimePopupTests {
         try f.sync()
         #expect(f.daemon?.isRunning == true)
     }
+
+    static func recipe(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("config/recipes/\(name)").path
+    }
+
+    @Test(arguments: ["eww-calendar.sh", "polybar-calendar.sh", "popup-calendar.sh"])
+    func scriptRecipesAreValidShell(_ name: String) throws {
+        let check = try ProgramRun.run(["sh", "-n", Self.recipe(name)], environment: ["PATH": "/usr/bin:/bin"])
+        #expect(check.status == 0, "\(check.output)")
+    }
+
+    /// config/recipes/popup-calendar.sh, the plain script: a click outside ends it.
+    @Test func thePlainScriptRecipeEndsWithTheCalendarWhenAClickDismissesIt() throws {
+        let f = try Self.fixture()
+        let script = try BackgroundCtl(f, command: ["sh", Self.recipe("popup-calendar.sh"), "100", "100"])
+        try f.until("the script's calendar to be a runtime popup") { try f.report().open.contains { $0.runtime } }
+        try f.click(1000, 650)
+        #expect(try script.exitStatus() == 1, "\(script.stderr)")
+        #expect(script.stdout == "dismissed\n")
+        #expect(try f.openPopups().isEmpty)
+    }
+
+    /// config/recipes/polybar-calendar.sh: the date module is the anchor; a second click on it
+    /// runs the script again, which closes the calendar; a click outside dismisses it.
+    @Test func thePolybarRecipeTogglesAndIsDismissed() throws {
+        let f = try Self.fixture()
+        let environment = ["CALENDAR_X": "100", "CALENDAR_Y": "100", "CALENDAR_ANCHOR": "1000,0,100,30"]
+        let first = try BackgroundCtl(f, command: ["sh", Self.recipe("polybar-calendar.sh")], environment: environment)
+        try f.until("the calendar to be open") { try f.openPopups() == ["polybar-calendar"] }
+        try f.click(1050, 10)
+        #expect(try f.openPopups() == ["polybar-calendar"], "a click on the date is on the anchor")
+        let second = try BackgroundCtl(f, command: ["sh", Self.recipe("polybar-calendar.sh")], environment: environment)
+        #expect(try second.exitStatus() == 0, "\(second.stderr)")
+        #expect(try first.exitStatus() == 0, "\(first.stderr)")
+        #expect(try f.openPopups().isEmpty)
+
+        let third = try BackgroundCtl(f, command: ["sh", Self.recipe("polybar-calendar.sh")], environment: environment)
+        try f.until("the calendar to be open again") { try f.openPopups() == ["polybar-calendar"] }
+        try f.click(1000, 650)
+        #expect(try third.exitStatus() == 0, "\(third.stderr)")
+        try f.until("the dismissed calendar's window to be gone") { try f.openPopups().isEmpty }
+    }
 }
