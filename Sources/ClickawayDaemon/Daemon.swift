@@ -455,7 +455,10 @@ public final class Daemon {
         } catch {
             // Each runtime popup was checked against the popups before it: cannot happen.
             logger.error("runtime popups do not fit the configuration, removing them all: \(error.problems)")
-            for entry in runtime.keep(besides: []) { tellGone(entry, .gone(popup: entry.name, reason: .reload)) }
+            for entry in runtime.removeAll() {
+                rects.forget(entry.name)
+                tellGone(entry, .gone(popup: entry.name, reason: .reload))
+            }
             return config.model
         }
     }

@@ -101,6 +101,12 @@ struct RuntimePopups {
         return dropped
     }
 
+    /// Removes every runtime popup; returns them.
+    mutating func removeAll() -> [Entry] {
+        defer { entries = [] }
+        return entries
+    }
+
     /// The popups waiting for a window whose time ran out, removed.
     mutating func expire(now: Int64) -> [Entry] {
         let expired = entries.filter { if case .pid(_, let deadline, _) = $0.place { deadline.hasPassed(now: now) } else { false } }

@@ -29,8 +29,8 @@ struct RuntimePopupTests {
 
         """
 
-    static func fixture() throws -> DaemonFixture {
-        let f = try DaemonFixture(config: config, openbox: true)
+    static func fixture(_ windowManager: WindowManagerKind = .openbox) throws -> DaemonFixture {
+        let f = try DaemonFixture(config: config, windowManager: windowManager)
         try f.startDaemon()
         return f
     }
@@ -41,9 +41,10 @@ struct RuntimePopupTests {
         return try ChildProcess(gate?.command(then: program) ?? program, environment: f.environment)
     }
 
-    @Test func rectPopupFromTheCommandLineIsAPopupLikeAConfiguredOne() throws {
+    @Test(arguments: XBackend.allCases)
+    func rectPopupFromTheCommandLineIsAPopupLikeAConfiguredOne(_ backend: XBackend) throws {
         // No window manager: the window below takes clicks everywhere, undecorated.
-        let f = try DaemonFixture(config: Self.config)
+        let f = try DaemonFixture(config: Self.config, backend: backend)
         try f.startDaemon()
         let under = try f.client.createWindow(at: Layout.background)
         let events = try f.monitor()
@@ -132,8 +133,10 @@ struct RuntimePopupTests {
         #expect(f.log.contains("runtime popup \"clash\" is removed"))
     }
 
-    @Test func windowByIdIsTheXtermItNames() throws {
-        let f = try Self.fixture()
+    /// i3 puts WM_CLASS on its frames: the window given is still the client.
+    @Test(arguments: [WindowManagerKind.openbox, .i3])
+    func windowByIdIsTheXtermItNames(_ windowManager: WindowManagerKind) throws {
+        let f = try Self.fixture(windowManager)
         let xterm = try ChildProcess(["xterm", "-class", "RuntimeTerm", "-geometry", "40x10+200+150"], environment: f.environment)
         defer { xterm.stop() }
         let search = try ProgramRun.run(["xdotool", "search", "--sync", "--class", "RuntimeTerm"], environment: f.environment,
@@ -202,8 +205,9 @@ struct RuntimePopupTests {
         #expect(ended.stderr.contains("there is no process with pid \(Int32.max)"))
     }
 
-    @Test func waitReturnsHowThePopupWasDismissed() throws {
-        let f = try Self.fixture()
+    @Test(arguments: [WindowManagerKind.openbox, .i3])
+    func waitReturnsHowThePopupWasDismissed(_ windowManager: WindowManagerKind) throws {
+        let f = try Self.fixture(windowManager)
         let yad = try Self.yad(f)
         defer { yad.stop() }
         // The issue's whole script: `yad --calendar & clickawayctl wait --pid $! --dismiss kill`.
@@ -240,6 +244,17 @@ struct RuntimePopupTests {
         #expect(try f.report().open.isEmpty)
         #expect(try !f.isIntercepting())
         #expect(wait.stdout.isEmpty)
+    }
+
+    /// A `wait` killed without a chance to say anything: its connection closes, and with it
+    /// goes the popup.
+    @Test func aKilledWaitLeavesNoPopupBehind() throws {
+        let f = try Self.fixture()
+        let wait = try BackgroundCtl(f, ["wait", "--rect", "100,100,300,200", "--name", "orphan"])
+        try f.until("the waited popup to open") { try f.openPopups() == ["orphan"] }
+        #expect(try wait.interrupt(SIGKILL) == 128 + SIGKILL)
+        try f.until("the popup of the killed wait to go") { try f.openPopups().isEmpty }
+        #expect(f.log.contains("its clickawayctl wait ended"))
     }
 
     @Test func nothingAClientSendsHurtsTheDaemon() throws {
