@@ -80,7 +80,7 @@ public final class Daemon {
             // after its dismissal.
             loop.runDueDeadlines()
             while let request = control.nextRequest() { answer(request) }
-            for connection in control.takeHangUps() { removeRuntime(runtime.owned(by: connection), because: nil) }
+            for connection in control.takeHangUps() { removeRuntime(runtime.owned(by: connection), .waitEnded) }
             // Drain before sleeping: what was done since may have queued events.
             handleDisplayInput()
             if let failure = display.failure {
@@ -208,9 +208,7 @@ public final class Daemon {
         if ended.isEmpty {
             refresh()
         } else {
-            removeRuntime(ended, because: nil) { name in
-                .dismissed(popup: name, reason: event.reason, button: event.button, x: event.x, y: event.y, click: event.click)
-            }
+            removeRuntime(ended, .dismissed(event))
         }
     }
 
@@ -340,7 +338,7 @@ public final class Daemon {
         if runtime.contains(name) {
             // A runtime popup is open while it exists: closing it removes it.
             guard !open(true) else { return RectPopupReply(popup: name, open: true).json }
-            removeRuntime([name], because: .closed)
+            removeRuntime([name], .gone(.closed))
             return RectPopupReply(popup: name, open: false).json
         }
         let isOpen = try rects.set(name, open: open, model: model, outputs: engine.outputs, now: display.now()).get()
@@ -399,9 +397,11 @@ public final class Daemon {
         case .rect:
             return RuntimePopupReply(popup: spec.name, window: nil).json
         case .window(let window):
-            guard display.windows.isPresent(window) else {
-                removeRuntime([spec.name], because: nil)
-                throw Refusal("window \(display.windows.describe(window)) went away before it could be registered")
+            guard runtime.contains(spec.name), display.windows.isPresent(window) else {
+                // Unmapped while it was being registered: its `wait` (if any) has heard so.
+                removeRuntime([spec.name], .waitEnded)
+                guard waiting else { throw Refusal("window \(display.windows.describe(window)) went away while it was being registered") }
+                return .null
             }
             return RuntimePopupReply(popup: spec.name, window: display.windows.describe(window)).json
         case .pid:
@@ -475,22 +475,32 @@ public final class Daemon {
         refresh()
     }
 
-    /// Removes runtime popups and those nested in them: their `wait` hears `outcome` (the
-    /// named ones; nested ones that their parent went), or nothing when `because` is nil
-    /// and no outcome is given (their connection is gone).
-    private func removeRuntime(_ names: Set<String>, because reason: WaitOutcome.GoneReason?,
-                               outcome: ((String) -> WaitOutcome)? = nil) {
-        guard !names.isEmpty else { return }
-        let removed = runtime.remove(names)
-        for (entry, named) in removed {
-            logger.info("runtime popup removed", metadata: ["popup": "\(entry.name)", "reason": "\(named ? (reason?.rawValue ?? outcome.map { _ in "dismissed" } ?? "its clickawayctl wait ended") : "parent-gone")"])
-            if !named {
-                tellGone(entry, .gone(popup: entry.name, reason: .parentGone))
-            } else if let outcome {
-                tellGone(entry, outcome(entry.name))
-            } else if let reason {
-                tellGone(entry, .gone(popup: entry.name, reason: reason))
+    /// Why runtime popups are removed, and so what their `wait` hears.
+    private enum RuntimeEnd {
+        case dismissed(MonitorEvent.Dismissal)
+        case gone(WaitOutcome.GoneReason)
+        /// Its `wait`'s connection closed: nobody is left to tell.
+        case waitEnded
+
+        func outcome(_ popup: String) -> WaitOutcome? {
+            switch self {
+            case .dismissed(let d): .dismissed(popup: popup, reason: d.reason, button: d.button, x: d.x, y: d.y, click: d.click)
+            case .gone(let reason): .gone(popup: popup, reason: reason)
+            case .waitEnded: nil
             }
+        }
+    }
+
+    /// Removes runtime popups and the runtime popups nested in them (whose `wait` hears that
+    /// their parent went), then rebuilds the model.
+    private func removeRuntime(_ names: Set<String>, _ end: RuntimeEnd) {
+        guard !names.isEmpty else { return }
+        for (entry, named) in runtime.remove(names) {
+            let outcome = named ? end.outcome(entry.name) : .gone(popup: entry.name, reason: .parentGone)
+            logger.info("runtime popup removed", metadata: [
+                "popup": "\(entry.name)", "reason": "\(outcome?.json["reason"]?.stringValue ?? "its clickawayctl wait ended")",
+            ])
+            if let outcome { tellGone(entry, outcome) }
         }
         rebuildModel()
     }
@@ -532,11 +542,11 @@ public final class Daemon {
             }
         }
         if !closed.isEmpty {
-            removeRuntime(closed, because: .parentGone)
+            removeRuntime(closed, .gone(.parentGone))
             return true
         }
         if !gone.isEmpty {
-            removeRuntime(gone, because: .windowGone)
+            removeRuntime(gone, .gone(.windowGone))
             return true
         }
         if resolved {
