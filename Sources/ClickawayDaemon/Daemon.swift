@@ -392,7 +392,7 @@ public final class Daemon {
         if case .pid = place { entry.unanswered = origin }
         runtime.append(entry)
         logger.info("runtime popup registered", metadata: ["popup": "\(spec.name)", "place": "\(place)"])
-        rebuildModel(opening: place == .rect ? spec.name : nil)
+        rebuildModel(opening: place == .rect ? spec.name : nil, lookingForWindows: place != .rect)
         switch place {
         case .rect:
             return RuntimePopupReply(popup: spec.name, window: nil).json
@@ -466,12 +466,12 @@ public final class Daemon {
     /// The runtime popups changed: a new model for the engine (the click in progress goes
     /// on), the `rect` popups (`opening` a new one) and the display's windows, then the usual
     /// refresh.
-    private func rebuildModel(opening rectPopup: String? = nil) {
+    private func rebuildModel(opening rectPopup: String? = nil, lookingForWindows: Bool = false) {
         model = combinedModel()
         engine = DecisionEngine(model: model, continuing: engine)
         rects.keep(in: model)
         if let rectPopup { _ = rects.set(rectPopup, open: { _ in true }, model: model, outputs: engine.outputs, now: display.now()) }
-        display.popupsChanged(model)
+        display.popupsChanged(model, lookingForWindows: lookingForWindows)
         refresh()
     }
 

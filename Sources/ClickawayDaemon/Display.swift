@@ -52,9 +52,10 @@ public protocol Display: PollSource {
     func status() -> DisplayStatus
     /// A new configuration was accepted: windows are matched again, the backend setting followed.
     func configurationReplaced(_ model: ClickModel, backend: Backend)
-    /// Runtime popups came or went (`clickawayctl open --window/--pid`): windows are matched
-    /// again against `model`, those a new popup names included. Between clicks only.
-    func popupsChanged(_ model: ClickModel)
+    /// Runtime popups came or went: the windows known are matched again against `model`, and
+    /// with `lookingForWindows` (a popup that names a window or a process came) every window
+    /// on screen. Between clicks only.
+    func popupsChanged(_ model: ClickModel, lookingForWindows: Bool)
     /// The window a runtime popup given `window` is (X11: the client of that top-level, or
     /// that client; sway: that container), among the windows mapped now; or why there is none.
     func popupWindow(for window: UInt32) -> Result<UInt32, Refusal>

@@ -224,11 +224,13 @@ final class SwayWindows {
         return Rect(x: Int32(clamping: x), y: Int32(clamping: y), width: Int32(clamping: w), height: Int32(clamping: h))
     }
 
-    /// A new configuration: the tree is read again and every view matched anew.
-    func replaceModel(_ model: ClickModel) {
+    /// A new configuration: the views known are matched again, then (unless the new model
+    /// matches no view the old one did not) the tree is read again and every view matched anew.
+    func replaceModel(_ model: ClickModel, readingTree: Bool = true) {
         // Matched again first: a window that loses its role is forgotten under the model its
         // popup index is of.
         roster.rematch(model)
-        if sync() { changed = true }
+        changed = true
+        if readingTree { sync() }
     }
 }

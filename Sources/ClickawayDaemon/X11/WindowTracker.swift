@@ -46,10 +46,13 @@ final class WindowTracker {
         for window in roster.stacking { inspect(window, now: now) }
     }
 
-    /// A new config: roles are matched again against the windows already on screen.
-    func replaceModel(_ model: ClickModel, now: Int64) {
+    /// A new config: roles are matched again against the windows already on screen; those
+    /// with no role so far are looked at again unless `inspectingUnmatched` is false (the new
+    /// model matches no window the old one did not).
+    func replaceModel(_ model: ClickModel, now: Int64, inspectingUnmatched: Bool = true) {
         matchedAtoms = Self.matchedAtoms(for: model, atoms: x.atoms)
         roster.rematch(model)
+        guard inspectingUnmatched else { return }
         for window in roster.stacking where roster[window] == nil { inspect(window, now: now) }
     }
 
