@@ -352,6 +352,7 @@ public final class Daemon {
     /// the configured popups in the model. Answered at once, or for a process's window once
     /// it is there (`.null` until then). Runs between clicks: the model is rebuilt here.
     private func register(_ request: RuntimePopupRequest, _ origin: ControlServer.Request, waiting: Bool) throws(Refusal) -> JSON {
+        let started = MonotonicClock.microseconds()
         guard runtime.count < RuntimePopups.limit else {
             throw Refusal("\(RuntimePopups.limit) runtime popups are registered already; close one first")
         }
@@ -391,8 +392,15 @@ public final class Daemon {
         var entry = RuntimePopups.Entry(spec: spec, place: place, owner: waiting ? origin.connection : nil, unanswered: nil)
         if case .pid = place { entry.unanswered = origin }
         runtime.append(entry)
-        logger.info("runtime popup registered", metadata: ["popup": "\(spec.name)", "place": "\(place)"])
-        rebuildModel(opening: place == .rect ? spec.name : nil, lookingForWindows: place != .rect)
+        switch place {
+        case .rect: rebuildModel(opening: spec.name)
+        case .window(let window): rebuildModel(lookingAt: .window(window))
+        case .pid: rebuildModel(lookingAt: .all)
+        }
+        // How long the request kept the loop (bench/runtime reads it).
+        logger.info("runtime popup registered", metadata: [
+            "popup": "\(spec.name)", "place": "\(place)", "microseconds": "\(MonotonicClock.microseconds() - started)",
+        ])
         switch place {
         case .rect:
             return RuntimePopupReply(popup: spec.name, window: nil).json
@@ -466,12 +474,12 @@ public final class Daemon {
     /// The runtime popups changed: a new model for the engine (the click in progress goes
     /// on), the `rect` popups (`opening` a new one) and the display's windows, then the usual
     /// refresh.
-    private func rebuildModel(opening rectPopup: String? = nil, lookingForWindows: Bool = false) {
+    private func rebuildModel(opening rectPopup: String? = nil, lookingAt lookup: WindowLookup = .none) {
         model = combinedModel()
         engine = DecisionEngine(model: model, continuing: engine)
         rects.keep(in: model)
         if let rectPopup { _ = rects.set(rectPopup, open: { _ in true }, model: model, outputs: engine.outputs, now: display.now()) }
-        display.popupsChanged(model, lookingForWindows: lookingForWindows)
+        display.popupsChanged(model, lookingAt: lookup)
         refresh()
     }
 

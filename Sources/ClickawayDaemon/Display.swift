@@ -53,9 +53,8 @@ public protocol Display: PollSource {
     /// A new configuration was accepted: windows are matched again, the backend setting followed.
     func configurationReplaced(_ model: ClickModel, backend: Backend)
     /// Runtime popups came or went: the windows known are matched again against `model`, and
-    /// with `lookingForWindows` (a popup that names a window or a process came) every window
-    /// on screen. Between clicks only.
-    func popupsChanged(_ model: ClickModel, lookingForWindows: Bool)
+    /// those `lookup` says looked at anew. Between clicks only.
+    func popupsChanged(_ model: ClickModel, lookingAt lookup: WindowLookup)
     /// The window a runtime popup given `window` is (X11: the client of that top-level, or
     /// that client; sway: that container), among the windows mapped now; or why there is none.
     func popupWindow(for window: UInt32) -> Result<UInt32, Refusal>
@@ -124,4 +123,14 @@ public enum DismissTrigger: Sendable {
 public enum InterceptionNotice: Sendable {
     case refused(MonitorEvent.GrabRefusal)
     case switchedBackend(to: String, because: String)
+}
+
+/// Which windows a change of the runtime popups may give a role they did not have.
+public enum WindowLookup: Sendable, Equatable {
+    /// None: popups went, or a `rect` one came.
+    case none
+    /// This window (a popup names it, as `popupWindow(for:)` gave it).
+    case window(UInt32)
+    /// Any window (a popup names a process).
+    case all
 }

@@ -7,13 +7,21 @@ internal import ClickawaySystem
 /// away. A reload keeps them; being dismissed, closed, or losing its window removes one.
 struct RuntimePopups {
     /// Where a runtime popup is.
-    enum Place: Equatable {
+    enum Place: Equatable, CustomStringConvertible {
         /// A screen rectangle: open from the start, like a configured `rect` popup opened by name.
         case rect
         /// A window, open while it is mapped.
         case window(UInt32)
         /// Waiting for the first window of a process until the deadline.
         case pid(Int32, deadline: Deadline, timeoutMs: Int64)
+
+        var description: String {
+            switch self {
+            case .rect: "rect"
+            case .window(let window): "window \(window)"
+            case .pid(let pid, _, let timeoutMs): "pid \(pid), waited for \(timeoutMs) ms"
+            }
+        }
     }
 
     struct Entry {

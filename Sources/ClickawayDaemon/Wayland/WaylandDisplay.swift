@@ -323,8 +323,8 @@ public final class WaylandDisplay: Display {
         }
     }
 
-    public func popupsChanged(_ model: ClickModel, lookingForWindows: Bool) {
-        sway?.replaceModel(model, readingTree: lookingForWindows)
+    public func popupsChanged(_ model: ClickModel, lookingAt lookup: WindowLookup) {
+        sway?.replaceModel(model, readingTree: lookup != .none)
     }
 
     public func popupWindow(for window: UInt32) -> Result<UInt32, Refusal> {

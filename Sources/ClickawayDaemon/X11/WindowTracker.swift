@@ -47,13 +47,18 @@ final class WindowTracker {
     }
 
     /// A new config: roles are matched again against the windows already on screen; those
-    /// with no role so far are looked at again unless `inspectingUnmatched` is false (the new
-    /// model matches no window the old one did not).
-    func replaceModel(_ model: ClickModel, now: Int64, inspectingUnmatched: Bool = true) {
+    /// with no role so far are looked at again as `lookup` says (a reload: all of them).
+    func replaceModel(_ model: ClickModel, now: Int64, inspecting lookup: WindowLookup = .all) {
         matchedAtoms = Self.matchedAtoms(for: model, atoms: x.atoms)
         roster.rematch(model)
-        guard inspectingUnmatched else { return }
-        for window in roster.stacking where roster[window] == nil { inspect(window, now: now) }
+        switch lookup {
+        case .none:
+            break
+        case .window(let client):
+            for (top, c) in clients where c == client && roster[top] == nil { inspect(top, now: now) }
+        case .all:
+            for window in roster.stacking where roster[window] == nil { inspect(window, now: now) }
+        }
     }
 
     /// Applies one event; returns true when the open popups, their geometry, their stacking

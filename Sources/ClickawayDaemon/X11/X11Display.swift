@@ -383,8 +383,8 @@ public final class X11Display: Display {
         }
     }
 
-    public func popupsChanged(_ model: ClickModel, lookingForWindows: Bool) {
-        tracker.replaceModel(model, now: clock.now(), inspectingUnmatched: lookingForWindows)
+    public func popupsChanged(_ model: ClickModel, lookingAt lookup: WindowLookup) {
+        tracker.replaceModel(model, now: clock.now(), inspecting: lookup)
     }
 
     public func popupWindow(for window: UInt32) -> Result<UInt32, Refusal> {
