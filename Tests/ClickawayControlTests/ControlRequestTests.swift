@@ -181,6 +181,40 @@ extension JSON {
         }
     }
 
+    /// Every field of a complete request replaced by every kind of hostile value: each
+    /// decodes to a request that encodes back to itself, or is refused; nothing else happens.
+    @Test func hostileValuesInEveryFieldAreRefusedOrRoundTrip() throws {
+        let base: [(String, JSON)] = [
+            ("request", .string("wait")), ("popup", .string("p")), ("rect", .array([1, 2, 3, 4].map { JSON.int($0) })),
+            ("output", .string("DP-1")), ("like", .string("l")), ("parent", .string("q")),
+            ("anchors", .array([.array([1, 2, 3, 4].map { JSON.int($0) })])), ("outside_click", .string("replay")),
+            ("trigger", .string("click")), ("buttons", .array([.int(1)])), ("grace_ms", .int(5)), ("escape", .bool(true)),
+            ("dismiss", .object([("command", .array([.string("true")]))])),
+        ]
+        let hostile: [JSON] = [
+            .null, .bool(false), .int(-1), .int(0), .int(Int64.max), .int(Int64.min), .number(1.5), .string(""),
+            .string(String(repeating: "x", count: 5000)), .string("a\u{0}b"), .string("../../etc"), .array([]),
+            .array([.null]), .array(Array(repeating: .int(1), count: 40)), .object([]), .object([("command", .null)]),
+            .object([("command", .array([.string("")]))]), .array([.array([.int(1), .int(2)])]),
+        ]
+        var accepted: [String] = []
+        for index in base.indices.dropFirst() {
+            for value in hostile {
+                var fields = base
+                fields[index].1 = value
+                do {
+                    let request = try ControlRequest(json: .object(fields))
+                    #expect(try ControlRequest(json: request.json) == request, "\(JSON.object(fields).text)")
+                    accepted.append("\(base[index].0)=\(value.text.prefix(20))")
+                } catch {
+                    #expect(!error.description.isEmpty)
+                }
+            }
+        }
+        // What may be taken: a falsy flag, a grace of 0, no anchors, an output name that is only a name.
+        #expect(Set(accepted) == [#"output="../../etc""#, "anchors=[]", "grace_ms=0", "escape=false"])
+    }
+
     @Test func waitOutcomesDecodeWhatTheyEncode() throws {
         let outcomes: [WaitOutcome] = [
             .dismissed(popup: "cal", reason: "outside", button: 3, x: -4, y: 900, click: "replay"),

@@ -246,6 +246,20 @@ struct RuntimePopupTests {
         #expect(wait.stdout.isEmpty)
     }
 
+    /// `--escape`: the Escape key dismisses it, and `wait` says so (no button, no point).
+    @Test func waitWithEscapeIsDismissedByTheKey() throws {
+        let f = try DaemonFixture(config: Self.config)
+        try f.startDaemon()
+        let wait = try BackgroundCtl(f, ["wait", "--rect", "100,100,300,200", "--escape", "--name", "esc"])
+        try f.until("the waited popup to open with Escape grabbed") {
+            try f.openPopups() == ["esc"] && f.status()["escape"]?["active"]?.boolValue == true
+        }
+        try f.input.key(try EscapeKeyTests.escapeKeycode(f))
+        #expect(try wait.exitStatus() == 0, "\(wait.stderr)")
+        #expect(wait.stdout == "dismissed popup=esc reason=escape button=0 x=0 y=0 click=swallow\n")
+        #expect(try f.status()["escape"]?["active"]?.boolValue == false)
+    }
+
     /// A `wait` killed without a chance to say anything: its connection closes, and with it
     /// goes the popup.
     @Test func aKilledWaitLeavesNoPopupBehind() throws {
