@@ -79,19 +79,6 @@ final class Gate {
 }
 
 extension DaemonRun {
-    /// Syncs until `condition` holds, at most `timeout`: for programs that map their windows
-    /// in their own time.
-    func until(_ what: String, timeout: Duration = .seconds(15), _ condition: () throws -> Bool) throws {
-        let deadline = Deadline(after: timeout)
-        while true {
-            try sync()
-            if try condition() { return }
-            guard !deadline.hasPassed() else {
-                throw HarnessError("timed out after \(timeout) waiting for \(what); status: \((try? status().text) ?? "none")\n\(log)")
-            }
-            Thread.sleep(forTimeInterval: 0.02)  // another program maps its window in its own time
-        }
-    }
 
     /// The status's entry for an open popup.
     func openEntry(_ name: String) throws -> JSON? {

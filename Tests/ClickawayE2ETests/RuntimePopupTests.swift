@@ -114,7 +114,7 @@ struct RuntimePopupTests {
         let f = try Self.fixture()
         #expect(try f.ctl(["open", "--rect", "100,100,50,50", "--name", "keep"]).status == 0)
         let waiting = try BackgroundCtl(f, ["wait", "--rect", "300,300,50,50", "--name", "clash"])
-        try f.until("the waited popup to open") { try f.openPopups().contains("clash") }
+        try f.eventually("the waited popup to open", timeout: .seconds(15)) { try f.openPopups().contains("clash") }
 
         try f.editConfigInPlace(Self.config + "\n# edited\n")
         #expect(try f.ctl(["reload"]).status == 0)
@@ -179,7 +179,7 @@ struct RuntimePopupTests {
         let yad = try Self.yad(f, gate: gate)
         defer { yad.stop() }
         let open = try BackgroundCtl(f, ["open", "--pid", "\(yad.pid)", "--timeout", "30", "--name", "late"])
-        try f.until("the popup to wait for the window of process \(yad.pid)") { try f.waitingPopups() == ["late"] }
+        try f.eventually("the popup to wait for the window of process \(yad.pid)", timeout: .seconds(15)) { try f.waitingPopups() == ["late"] }
         #expect(try f.ctl(["status"]).stdout.contains("waiting:  late (runtime) for a window of process \(yad.pid)"))
         #expect(try f.openPopups().isEmpty)
 
@@ -212,7 +212,7 @@ struct RuntimePopupTests {
         defer { yad.stop() }
         // The whole script: `yad --calendar & clickawayctl wait --pid $! --dismiss kill`.
         let wait = try BackgroundCtl(f, ["wait", "--pid", "\(yad.pid)", "--timeout", "20", "--dismiss", "kill", "--json", "--name", "cal"])
-        try f.until("yad's window to be the popup") { try f.openPopups() == ["cal"] }
+        try f.eventually("yad's window to be the popup", timeout: .seconds(15)) { try f.openPopups() == ["cal"] }
         try f.click(1000, 650)
         #expect(try wait.exitStatus() == 0, "\(wait.stderr)")
         let outcome = try JSON.parse(wait.stdout.trimmingCharacters(in: .newlines))
@@ -226,7 +226,7 @@ struct RuntimePopupTests {
         let yad = try Self.yad(f)
         defer { yad.stop() }
         let wait = try BackgroundCtl(f, ["wait", "--pid", "\(yad.pid)", "--timeout", "20"])
-        try f.until("yad's window to be the popup") { try f.openPopups().count == 1 }
+        try f.eventually("yad's window to be the popup", timeout: .seconds(15)) { try f.openPopups().count == 1 }
         _ = yad.signalAndWait(SIGTERM)
         #expect(try wait.exitStatus() == 3, "\(wait.stderr)")
         #expect(wait.stdout.hasPrefix("gone popup=runtime-"))
@@ -238,7 +238,7 @@ struct RuntimePopupTests {
     func interruptedWaitRemovesThePopup(_ signal: Int32) throws {
         let f = try Self.fixture()
         let wait = try BackgroundCtl(f, ["wait", "--rect", "100,100,300,200", "--name", "held"])
-        try f.until("the waited popup to open") { try f.openPopups() == ["held"] }
+        try f.eventually("the waited popup to open", timeout: .seconds(15)) { try f.openPopups() == ["held"] }
         #expect(try wait.interrupt(signal) == 128 + signal)
         // Removed before clickawayctl exited: no sync needed, but the status must say so.
         #expect(try f.report().open.isEmpty)
@@ -251,7 +251,7 @@ struct RuntimePopupTests {
         let f = try DaemonFixture(config: Self.config)
         try f.startDaemon()
         let wait = try BackgroundCtl(f, ["wait", "--rect", "100,100,300,200", "--escape", "--name", "esc"])
-        try f.until("the waited popup to open with Escape grabbed") {
+        try f.eventually("the waited popup to open with Escape grabbed", timeout: .seconds(15)) {
             try f.openPopups() == ["esc"] && f.status()["escape"]?["active"]?.boolValue == true
         }
         try f.input.key(try EscapeKeyTests.escapeKeycode(f))
@@ -265,9 +265,9 @@ struct RuntimePopupTests {
     @Test func aKilledWaitLeavesNoPopupBehind() throws {
         let f = try Self.fixture()
         let wait = try BackgroundCtl(f, ["wait", "--rect", "100,100,300,200", "--name", "orphan"])
-        try f.until("the waited popup to open") { try f.openPopups() == ["orphan"] }
+        try f.eventually("the waited popup to open", timeout: .seconds(15)) { try f.openPopups() == ["orphan"] }
         #expect(try wait.interrupt(SIGKILL) == 128 + SIGKILL)
-        try f.until("the popup of the killed wait to go") { try f.openPopups().isEmpty }
+        try f.eventually("the popup of the killed wait to go", timeout: .seconds(15)) { try f.openPopups().isEmpty }
         #expect(f.log.contains("its clickawayctl wait ended"))
     }
 
@@ -329,7 +329,7 @@ struct RuntimePopupTests {
     @Test func thePlainScriptRecipeEndsWithTheCalendarWhenAClickDismissesIt() throws {
         let f = try Self.fixture()
         let script = try BackgroundCtl(f, command: ["sh", Self.recipe("popup-calendar.sh"), "100", "100"])
-        try f.until("the script's calendar to be a runtime popup") { try f.report().open.contains { $0.runtime } }
+        try f.eventually("the script's calendar to be a runtime popup", timeout: .seconds(15)) { try f.report().open.contains { $0.runtime } }
         try f.click(1000, 650)
         #expect(try script.exitStatus() == 1, "\(script.stderr)")
         #expect(script.stdout == "dismissed\n")
@@ -342,7 +342,7 @@ struct RuntimePopupTests {
         let f = try Self.fixture()
         let environment = ["CALENDAR_X": "100", "CALENDAR_Y": "100", "CALENDAR_ANCHOR": "1000,0,100,30"]
         let first = try BackgroundCtl(f, command: ["sh", Self.recipe("polybar-calendar.sh")], environment: environment)
-        try f.until("the calendar to be open") { try f.openPopups() == ["polybar-calendar"] }
+        try f.eventually("the calendar to be open", timeout: .seconds(15)) { try f.openPopups() == ["polybar-calendar"] }
         try f.click(1050, 10)
         #expect(try f.openPopups() == ["polybar-calendar"], "a click on the date is on the anchor")
         let second = try BackgroundCtl(f, command: ["sh", Self.recipe("polybar-calendar.sh")], environment: environment)
@@ -351,9 +351,9 @@ struct RuntimePopupTests {
         #expect(try f.openPopups().isEmpty)
 
         let third = try BackgroundCtl(f, command: ["sh", Self.recipe("polybar-calendar.sh")], environment: environment)
-        try f.until("the calendar to be open again") { try f.openPopups() == ["polybar-calendar"] }
+        try f.eventually("the calendar to be open again", timeout: .seconds(15)) { try f.openPopups() == ["polybar-calendar"] }
         try f.click(1000, 650)
         #expect(try third.exitStatus() == 0, "\(third.stderr)")
-        try f.until("the dismissed calendar's window to be gone") { try f.openPopups().isEmpty }
+        try f.eventually("the dismissed calendar's window to be gone", timeout: .seconds(15)) { try f.openPopups().isEmpty }
     }
 }
