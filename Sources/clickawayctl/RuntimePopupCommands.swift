@@ -185,28 +185,49 @@ struct Wait: ParsableCommand {
         let client = try connectToDaemon()
         let interruption = Interruption.install()
         do {
-            let reply = try client.call(ControlRequest.wait(request).json, timeoutMs: popup.answerTimeoutMs)
-            if let refusal = Refusal(reply: reply) {
-                printError("clickawayctl: the daemon refused: \(refusal.message)")
-                throw ExitCode(1)
+            try client.send(ControlRequest.wait(request).json)
+            let registered: String
+            do {
+                registered = try answer(client, interruption: interruption)
+            } catch ControlClient.Failure.interrupted {
+                // Still waiting for a process's window: closing the connection removes the
+                // popup; with its name known, it is removed before this process exits.
+                if let name = popup.name { remove(name, client) }
+                throw ExitCode(WaitStatus.interrupted(Interruption.signal))
             }
-            let registered = try understood { () throws(MalformedReply) in try RuntimePopupReply(reply: reply) }
             let outcome: WaitOutcome
             do {
                 outcome = try ending(client, interruption: interruption)
             } catch ControlClient.Failure.interrupted {
-                // Closed before exiting, so that the popup is gone when this process is.
-                try? client.send(ControlRequest.close(popup: registered.popup).json)
-                _ = try? client.receive(timeoutMs: 2000)
+                remove(registered, client)
                 throw ExitCode(WaitStatus.interrupted(Interruption.signal))
             }
             print(json ? outcome.json.text : Self.text(outcome))
             if case .gone = outcome { throw ExitCode(WaitStatus.gone) }
         } catch let error as ControlClient.Failure {
-            if case .interrupted = error { throw ExitCode(WaitStatus.interrupted(Interruption.signal)) }
             printError("clickawayctl: \(error)")
             throw ExitCode(2)
         }
+    }
+
+    /// The popup's name from the daemon's first answer; a refusal exits 1.
+    private func answer(_ client: ControlClient, interruption: Int32) throws -> String {
+        guard let reply = try client.receive(timeoutMs: popup.answerTimeoutMs, interruptedBy: interruption) else {
+            printError("clickawayctl: the daemon closed the connection without answering")
+            throw ExitCode(2)
+        }
+        if let refusal = Refusal(reply: reply) {
+            printError("clickawayctl: the daemon refused: \(refusal.message)")
+            throw ExitCode(1)
+        }
+        return try understood { () throws(MalformedReply) in try RuntimePopupReply(reply: reply) }.popup
+    }
+
+    /// Removes the popup on this connection, and waits (a little) for the daemon's last line,
+    /// so that the popup is gone when this process is.
+    private func remove(_ name: String, _ client: ControlClient) {
+        try? client.send(ControlRequest.close(popup: name).json)
+        _ = try? client.receive(timeoutMs: 2000)
     }
 
     /// The line that ends the wait; a refusal there (the window never came) exits 1.

@@ -246,6 +246,19 @@ struct RuntimePopupTests {
         #expect(wait.stdout.isEmpty)
     }
 
+    /// Ctrl-C while the window of the process is still awaited: the wait ends at once, and the
+    /// popup with it.
+    @Test func interruptedWaitForAWindowRemovesThePopup() throws {
+        let f = try Self.fixture()
+        let sleeper = try ChildProcess(["sleep", "300"], environment: f.environment)
+        defer { sleeper.stop() }
+        let wait = try BackgroundCtl(f, ["wait", "--pid", "\(sleeper.pid)", "--timeout", "60", "--name", "never"])
+        try f.eventually("the popup to wait for a window", timeout: .seconds(15)) { try f.waitingPopups() == ["never"] }
+        #expect(try wait.interrupt(SIGINT) == 130)
+        #expect(try f.waitingPopups().isEmpty)
+        #expect(wait.stdout.isEmpty)
+    }
+
     /// `--escape`: the Escape key dismisses it, and `wait` says so (no button, no point).
     @Test func waitWithEscapeIsDismissedByTheKey() throws {
         let f = try DaemonFixture(config: Self.config)
