@@ -105,7 +105,7 @@ public struct RuntimePopupRequest: Equatable, Sendable {
         for (key, _) in pairs where key != "request" && !Self.keys.contains(key) {
             throw .init("\(request): unknown key \"\(key)\"" + suggestion(key, Self.keys) + " (known: \(Self.keys.joined(separator: ", ")))")
         }
-        var reader = FieldReader(message: message, request: request)
+        let reader = FieldReader(message: message, request: request)
         let forms = ["rect", "window", "pid"].filter { message[$0] != nil }
         guard forms.count == 1 else {
             throw .init("\(request) needs exactly one of \"rect\", \"window\" and \"pid\"" + (forms.isEmpty ? "" : ", not \(forms.joined(separator: " and "))"))

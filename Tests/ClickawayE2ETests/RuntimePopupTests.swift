@@ -82,6 +82,21 @@ struct RuntimePopupTests {
         #expect(try f.ctl(["close", "runtime-1"]).status == 1, "a dismissed runtime popup is no popup at all")
     }
 
+    /// The command after `--` is an argv, run without a shell when a click dismisses the
+    /// popup: a `;` in an argument is just a character of a file name.
+    @Test func theDismissCommandIsRunAsGivenWithoutAShell() throws {
+        let f = try Self.fixture()
+        let target = f.directory.appendingPathComponent("a b;touch pwned").path
+        let open = try f.ctl(["open", "--rect", "100,100,300,200", "--name", "cmd", "--", "touch", target])
+        #expect(open.status == 0, "\(open.output)")
+        try f.click(1000, 650)
+        try eventually("the dismiss command to create \(target)", timeout: .seconds(10)) {
+            FileManager.default.fileExists(atPath: target)
+        }
+        #expect(!FileManager.default.fileExists(atPath: f.directory.appendingPathComponent("pwned").path))
+        #expect(!FileManager.default.fileExists(atPath: "pwned"))
+    }
+
     @Test func nestingTemplatesAndClosingAParent() throws {
         let f = try Self.fixture()
         #expect(try f.ctl(["open", "menu"]).status == 0)
