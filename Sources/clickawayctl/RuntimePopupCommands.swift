@@ -8,6 +8,11 @@ import Glibc
 extension OutsideClick: ExpressibleByArgument {}
 extension Trigger: ExpressibleByArgument {}
 
+/// `--dismiss`: the actions on a window; a command comes after `--`.
+enum WindowDismissal: String, CaseIterable, ExpressibleByArgument {
+    case close, unmap, kill
+}
+
 /// Where a runtime popup is and its popup keys, as `open` and `wait` take them.
 struct RuntimePopupOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A screen rectangle: the popup is open until dismissed or closed.", valueName: "x,y,w,h"))
@@ -55,11 +60,16 @@ struct RuntimePopupOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Whether the Escape key dismisses it (X11).")
     var escape: Bool?
 
-    @Option(help: ArgumentHelp("close, unmap or kill its window; or give a command after --.", valueName: "action"))
-    var dismiss: String?
+    @Option(help: "How a click outside closes its window (or give a command after --).")
+    var dismiss: WindowDismissal?
 
     @Argument(parsing: .postTerminator, help: ArgumentHelp("A command to run when it is dismissed, without a shell.", valueName: "command"))
     var command: [String] = []
+
+    /// Every option checked before anything is sent (without a place, `open` takes a NAME).
+    func validate() throws {
+        if describesPlace { _ = try request() }
+    }
 
     /// Whether a place is given: the command registers a runtime popup.
     var describesPlace: Bool { rect != nil || window != nil || pid != nil }
@@ -93,7 +103,7 @@ struct RuntimePopupOptions: ParsableArguments {
         }
         if let grace { fields.append(("grace_ms", .int(grace))) }
         if let escape { fields.append(("escape", .bool(escape))) }
-        if let dismiss { fields.append(("dismiss", .string(dismiss))) }
+        if let dismiss { fields.append(("dismiss", .string(dismiss.rawValue))) }
         if !command.isEmpty { fields.append(("dismiss", .object([("command", .array(command.map(JSON.string)))]))) }
         do {
             return try RuntimePopupRequest(json: .object(fields), request: "open")
@@ -179,6 +189,8 @@ struct Wait: ParsableCommand {
 
     @Flag(name: .long, help: "Print one JSON object.")
     var json = false
+
+    func validate() throws { _ = try popup.request() }
 
     func run() throws {
         let request = try popup.request()

@@ -80,6 +80,13 @@ struct RuntimePopupTests {
         #expect(try f.openPopups().isEmpty)
         #expect(try !f.isIntercepting())
         #expect(try f.ctl(["close", "runtime-1"]).status == 1, "a dismissed runtime popup is no popup at all")
+        // Options clickawayctl cannot take never reach the daemon.
+        for options in [["--rect", "1,2,3"], ["--rect", "1,2,3,4", "--pid", "1"], ["--window", "0xzz"], ["--pid", "1", "--timeout", "61"]] {
+            let refused = try f.ctl(["open"] + options)
+            #expect(refused.status == 64, "\(options): \(refused.output)")
+            #expect(refused.stderr.contains("Usage: clickawayctl open"))
+        }
+        #expect(try f.openPopups().isEmpty)
     }
 
     /// The command after `--` is an argv, run without a shell when a click dismisses the
