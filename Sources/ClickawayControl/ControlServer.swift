@@ -220,7 +220,10 @@ public final class ControlServer {
     /// Whether a new connection fits, closing the client idle longest when it would not.
     private func makeRoom() -> Bool {
         guard clients.count >= Self.maxClients else { return true }
-        guard let idlest = clients.values.filter(\.isIdle).min(by: { $0.lastActive < $1.lastActive }) else { return false }
+        // Connections accepted in one burst share a millisecond: then the oldest goes.
+        guard let idlest = clients.values.filter(\.isIdle).min(by: { ($0.lastActive, $0.serial) < ($1.lastActive, $1.serial) }) else {
+            return false
+        }
         drop(idlest.fd.rawValue)
         return true
     }
