@@ -128,7 +128,7 @@ stage: $(if $(BUILDDIR),,binaries generate-manual)
 	done
 	cp man/clickaway.toml.5 $(STAGE)/share/man/man5/
 	cp systemd/clickaway.service $(STAGE)/share/systemd/user/
-	cp config/recipes/*.toml $(STAGE)/share/clickaway/recipes/
+	cp config/recipes/*.toml config/recipes/*.sh $(STAGE)/share/clickaway/recipes/
 	cp README.md config/config.toml $(STAGE)/share/doc/clickaway/
 
 install: stage

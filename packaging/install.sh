@@ -93,6 +93,8 @@ trap 'rm -f "$installed"' EXIT
     mkdir -p "$DESTDIR$directory"
     case $file in
         bin/*) install -m 0755 "$from/$file" "$DESTDIR$target" ;;
+        # Recipes that are scripts are run from where they are installed.
+        share/clickaway/recipes/*.sh) install -m 0755 "$from/$file" "$DESTDIR$target" ;;
         # The unit names the paths the programs and docs were installed to.
         share/systemd/user/*.service)
             sed -e "s|@BINDIR@|$BINDIR|g" -e "s|@DOCDIR@|$DOCDIR|g" "$from/$file" >"$DESTDIR$target"

@@ -23,6 +23,8 @@ struct MergedConfig {
     private(set) var popupOrigins: [Origin] = []
     private(set) var exclusions: [ExclusionSpec] = []
     private(set) var exclusionOrigins: [Origin] = []
+    /// `[defaults]` over the built-in ones, as every popup inherits them.
+    private(set) var defaults = PopupOptions.builtIn
 
     init(_ fragments: [ConfigFragment]) {
         var settingsOverrides = SettingsOverrides()
@@ -34,6 +36,7 @@ struct MergedConfig {
         settings = settingsOverrides.applied(to: settings)
         // Defaults from every file apply to popups of every file.
         let inherited = defaults.over(.builtIn)
+        self.defaults = inherited
         popups.reserveCapacity(fragments.reduce(0) { $0 + $1.popups.count })
         for (file, fragment) in fragments.enumerated() {
             for draft in fragment.popups {

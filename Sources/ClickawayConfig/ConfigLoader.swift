@@ -35,6 +35,19 @@ public struct LoadedConfig: Sendable {
     /// The files read, in load order, with the text they had: what `LastGoodConfig` keeps.
     public let sources: [ConfigFile]
     public let notes: [ConfigNote]
+    /// `[defaults]` of every file over the built-in ones: what runtime popups inherit.
+    let defaults: PopupOptions
+
+    init(model: ClickModel, sources: [ConfigFile], notes: [ConfigNote], defaults: PopupOptions = .builtIn) {
+        self.model = model
+        self.sources = sources
+        self.notes = notes
+        self.defaults = defaults
+    }
+
+    /// `popup` with the keys `[defaults]` sets (the built-in ones where it sets none): a
+    /// runtime popup starts as a configured popup that sets no key of its own would.
+    public func withDefaults(_ popup: PopupSpec) -> PopupSpec { defaults.applied(to: popup) }
 
     public var files: [String] { sources.map(\.path) }
     public var popupCount: Int { model.popups.count }
@@ -115,7 +128,7 @@ public enum ConfigLoader {
         if failures.isEmpty && parsed.allSatisfy({ $0.diagnostics.isEmpty }) {
             do {
                 let model = try ClickModel(settings: merged.settings, popups: merged.popups, exclusions: merged.exclusions)
-                return LoadedConfig(model: model, sources: files, notes: [])
+                return LoadedConfig(model: model, sources: files, notes: [], defaults: merged.defaults)
             } catch {
                 problems = error.problems
             }

@@ -177,10 +177,7 @@ extension ConfigReader {
     @discardableResult
     private func name(_ node: Node) -> String? {
         guard let s = string(node) else { return nil }
-        let valid = !s.isEmpty && s.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-"
-        }
-        if !valid {
+        if !isValidPopupName(s) {
             report("expected a name made of letters, digits, \"_\" and \"-\", found \"\(s)\"", at: node)
         }
         return s

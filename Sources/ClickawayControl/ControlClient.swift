@@ -1,5 +1,6 @@
 public import ClickawayJSON
 internal import ClickawaySystem
+internal import Glibc
 internal import SystemPackage
 
 /// `clickawayctl`'s end: connect, send one request line, read reply lines.
@@ -11,6 +12,8 @@ public final class ControlClient {
         /// Nothing listens: the daemon is not running (or runs with another XDG_RUNTIME_DIR).
         case unreachable(path: String, reason: String)
         case broken(String)
+        /// `receive(timeoutMs:interruptedBy:)`'s other descriptor became readable first.
+        case interrupted
 
         public var description: String {
             switch self {
@@ -18,6 +21,7 @@ public final class ControlClient {
                 return "cannot reach the clickaway daemon at \(path) (\(reason)); start it with "
                     + "`systemctl --user start clickaway` or run `clickaway` in your graphical session"
             case .broken(let s): return s
+            case .interrupted: return "interrupted"
             }
         }
     }
@@ -39,7 +43,9 @@ public final class ControlClient {
     }
 
     /// The next reply line, waiting at most `timeoutMs` (-1: forever). nil at end of stream.
-    public func receive(timeoutMs: Int32 = 10_000) throws(Failure) -> JSON? {
+    /// When `interruption` (a descriptor, e.g. a signal's self-pipe) becomes readable first,
+    /// throws `.interrupted`.
+    public func receive(timeoutMs: Int32 = 10_000, interruptedBy interruption: Int32? = nil) throws(Failure) -> JSON? {
         let deadline = timeoutMs < 0 ? nil : Deadline.inMilliseconds(Int64(timeoutMs))
         while true {
             if let line = input.next() {
@@ -48,6 +54,13 @@ public final class ControlClient {
             }
             var chunk: [UInt8] = []
             let read: Int?
+            if let interruption {
+                let first: Int32?
+                do { first = try Self.firstReadable([interruption, fd.rawValue], until: deadline) } catch {
+                    throw .broken("poll: \(error)")
+                }
+                if first == interruption { throw .interrupted }
+            }
             do throws(Errno) {
                 guard try fd.wait(until: deadline).canRead else { throw .timedOut }
                 read = try fd.readAvailable(appendingTo: &chunk)
@@ -62,6 +75,14 @@ public final class ControlClient {
             if read == 0 { return nil }
             input.append(chunk)
         }
+    }
+
+    /// The first of `descriptors` that is readable (or hung up) by `deadline`, nil if none is.
+    private static func firstReadable(_ descriptors: [Int32], until deadline: Deadline?) throws(Errno) -> Int32? {
+        var entries = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        let ready = try systemCall { poll(&entries, nfds_t(entries.count), Deadline.pollTimeout(deadline)) }
+        guard ready > 0 else { return nil }
+        return entries.first { $0.revents != 0 }?.fd
     }
 
     /// One request, one reply.

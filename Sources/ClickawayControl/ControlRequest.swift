@@ -16,9 +16,14 @@ public enum ControlRequest: Equatable, Sendable {
     case hit(x: Int32, y: Int32, button: UInt8)
     /// The reply, then every `MonitorEvent` until the connection closes.
     case monitor
+    /// Registers a runtime popup; answered with its name (for `pid`, once the window is there).
+    case add(RuntimePopupRequest)
+    /// As `add`, then one `WaitOutcome` line when the popup goes away; closing the connection
+    /// first removes the popup.
+    case wait(RuntimePopupRequest)
 
     public enum Name: String, CaseIterable, Sendable {
-        case sync, status, reload, open, close, toggle, hit, monitor
+        case sync, status, reload, open, close, toggle, hit, monitor, add, wait
     }
 
     public var name: Name {
@@ -31,6 +36,8 @@ public enum ControlRequest: Equatable, Sendable {
         case .toggle: .toggle
         case .hit: .hit
         case .monitor: .monitor
+        case .add: .add
+        case .wait: .wait
         }
     }
 
@@ -39,6 +46,7 @@ public enum ControlRequest: Equatable, Sendable {
         switch name {
         case .open, .close, .toggle: #"{"request":"\#(name.rawValue)","popup":"NAME"}"#
         case .hit: #"{"request":"hit","x":X,"y":Y,"button":B}"#
+        case .add, .wait: #"{"request":"\#(name.rawValue)","rect":[X,Y,W,H]}"#
         default: #"{"request":"\#(name.rawValue)"}"#
         }
     }
@@ -49,6 +57,7 @@ public enum ControlRequest: Equatable, Sendable {
         case .open(let popup), .close(let popup), .toggle(let popup): fields.append(("popup", .string(popup)))
         case .hit(let x, let y, let button):
             fields += [("x", .int(Int64(x))), ("y", .int(Int64(y))), ("button", .int(Int64(button)))]
+        case .add(let popup), .wait(let popup): fields += popup.fields
         case .sync, .status, .reload, .monitor: break
         }
         return .object(fields)
@@ -57,7 +66,7 @@ public enum ControlRequest: Equatable, Sendable {
     /// Why a line is not a request, in the words of the error reply.
     public struct Invalid: Error, Equatable, CustomStringConvertible {
         public let description: String
-        init(_ description: String) { self.description = description }
+        public init(_ description: String) { self.description = description }
     }
 
     /// Decodes one request line.
@@ -92,6 +101,8 @@ public enum ControlRequest: Equatable, Sendable {
             let button = message["button"]?.intValue ?? 1
             guard let b = UInt8(exactly: button), b >= 1 else { throw Invalid("button must be 1 to 255, not \(button)") }
             self = .hit(x: x, y: y, button: b)
+        case .add: self = .add(try RuntimePopupRequest(json: message, request: "add"))
+        case .wait: self = .wait(try RuntimePopupRequest(json: message, request: "wait"))
         }
     }
 }

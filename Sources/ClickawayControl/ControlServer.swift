@@ -26,6 +26,11 @@ public final class ControlServer {
     public static let maxClients = 64
     /// Monitors at once: at least half of the connections stay for requests.
     public static let maxMonitors = 32
+    /// Connections holding a popup (`wait`) at once: with the monitors, a quarter of the
+    /// connections still stay for requests.
+    public static let maxHolders = 16
+    /// The connections that closed while holding a popup, not taken yet (`takeHangUps()`).
+    private var hangUps: [Connection] = []
 
     private final class Client {
         let fd: FileDescriptor
@@ -35,6 +40,8 @@ public final class ControlServer {
         var output: [UInt8] = []
         var closeAfterWrite = false
         var subscribed = false
+        /// A popup lives as long as this connection (`wait`).
+        var holding = false
         /// Requests read and not answered yet (a reload answers when it is done).
         var unanswered = 0
         /// When it last sent or was sent anything (MonotonicClock ms).
@@ -47,7 +54,7 @@ public final class ControlServer {
         }
 
         /// May be closed to make room: nothing of its own is going on.
-        var isIdle: Bool { !subscribed && unanswered == 0 && output.isEmpty }
+        var isIdle: Bool { !subscribed && !holding && unanswered == 0 && output.isEmpty }
     }
 
     public struct Failure: Error, CustomStringConvertible {
@@ -60,6 +67,14 @@ public final class ControlServer {
         /// Which connection on that descriptor.
         public let serial: UInt64
         public let line: String
+
+        public var connection: Connection { Connection(client: client, serial: serial) }
+    }
+
+    /// One connection: its descriptor, and which connection on it.
+    public struct Connection: Hashable, Sendable {
+        public let client: Int32
+        public let serial: UInt64
     }
 
     public init(directory: String, loop: PollLoop) throws(Failure) {
@@ -149,6 +164,29 @@ public final class ControlServer {
         return true
     }
 
+    /// From now on a popup lives as long as the connection (`wait`): it is never closed to
+    /// make room, and its end is reported by `takeHangUps()`. False when `maxHolders` hold
+    /// popups already, or the connection is gone.
+    public func hold(_ connection: Connection) -> Bool {
+        guard let c = clients[connection.client], c.serial == connection.serial,
+              clients.values.filter(\.holding).count < Self.maxHolders else { return false }
+        c.holding = true
+        return true
+    }
+
+    /// Sends the last line to a connection that holds a popup, and closes it once written.
+    public func finish(_ connection: Connection, with line: String) {
+        guard let c = clients[connection.client], c.serial == connection.serial else { return }
+        c.holding = false
+        send(line, to: connection.client, answering: false, thenClose: true)
+    }
+
+    /// The connections that closed while holding a popup since the last call.
+    public func takeHangUps() -> [Connection] {
+        defer { hangUps = [] }
+        return hangUps
+    }
+
     public var hasSubscribers: Bool { clients.values.contains { $0.subscribed } }
 
     public var subscriberCount: Int { clients.values.filter(\.subscribed).count }
@@ -182,8 +220,10 @@ public final class ControlServer {
     /// Whether a new connection fits, closing the client idle longest when it would not.
     private func makeRoom() -> Bool {
         guard clients.count >= Self.maxClients else { return true }
-        // Connections taken in the same millisecond go oldest first.
-        guard let idlest = clients.values.filter(\.isIdle).min(by: { ($0.lastActive, $0.serial) < ($1.lastActive, $1.serial) }) else { return false }
+        // Connections accepted in one burst share a millisecond: then the oldest goes.
+        guard let idlest = clients.values.filter(\.isIdle).min(by: { ($0.lastActive, $0.serial) < ($1.lastActive, $1.serial) }) else {
+            return false
+        }
         drop(idlest.fd.rawValue)
         return true
     }
@@ -235,6 +275,7 @@ public final class ControlServer {
 
     public func drop(_ fd: Int32) {
         guard let c = clients.removeValue(forKey: fd) else { return }
+        if c.holding { hangUps.append(Connection(client: fd, serial: c.serial)) }
         if let registration = c.registration { loop.remove(registration) }
         requests.removeAll { $0.client == fd && $0.serial == c.serial }
         try? c.fd.close()

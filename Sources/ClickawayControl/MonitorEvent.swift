@@ -89,7 +89,7 @@ public enum MonitorEvent: Equatable, Sendable {
 
     /// The events and their fields, as `monitor --help` and the README list them.
     public static let documentation: [(events: [Name], fields: [String], note: String?)] = [
-        ([.opened, .closed], ["popup", "window", "rect"], nil),
+        ([.opened, .closed], ["popup", "window", "rect", "runtime"], nil),
         ([.dismissed], ["popups", "reason", "button", "x", "y", "click"], nil),
         ([.reloaded], ["cause", "popups", "files"], nil),
         ([.rejected], ["cause", "diagnostics"], nil),
@@ -113,19 +113,22 @@ public struct OpenPopup: Equatable, Sendable {
     /// The window as users see it (hex on X11, sway's container id), nil for a `rect` popup.
     public var window: String?
     public var rect: Rect
+    /// Registered at run time (`clickawayctl open --rect/--window/--pid`, `wait`), not configured.
+    public var runtime: Bool
 
-    public init(popup: String, window: String?, rect: Rect) {
+    public init(popup: String, window: String?, rect: Rect, runtime: Bool = false) {
         self.popup = popup
         self.window = window
         self.rect = rect
+        self.runtime = runtime
     }
 
     public var fields: [(String, JSON)] {
-        [("popup", .string(popup)), ("window", window.map(JSON.string) ?? .null), ("rect", rect.json)]
+        [("popup", .string(popup)), ("window", window.map(JSON.string) ?? .null), ("rect", rect.json), ("runtime", .bool(runtime))]
     }
 
     public init?(json: JSON) {
         guard let popup = json["popup"]?.stringValue, let rect = Rect(json: json["rect"]) else { return nil }
-        self.init(popup: popup, window: json["window"]?.stringValue, rect: rect)
+        self.init(popup: popup, window: json["window"]?.stringValue, rect: rect, runtime: json["runtime"]?.boolValue == true)
     }
 }

@@ -16,6 +16,8 @@ public struct StatusReport: Equatable, Sendable {
     /// Popup sources this display cannot provide, one sentence each.
     public var unavailable: [String]
     public var open: [OpenPopup]
+    /// Runtime popups waiting for a process's window (`--pid`).
+    public var waiting: [WaitingPopup]
     public var monitors: Int
     public var lastError: String?
 
@@ -37,7 +39,8 @@ public struct StatusReport: Equatable, Sendable {
     }
 
     public init(backend: String, display: DisplayStatus, config: [String], popups: Int, rejected: String?,
-                running: RunningConfiguration, unavailable: [String], open: [OpenPopup], monitors: Int, lastError: String?) {
+                running: RunningConfiguration, unavailable: [String], open: [OpenPopup], waiting: [WaitingPopup] = [],
+                monitors: Int, lastError: String?) {
         self.backend = backend
         self.display = display
         self.config = config
@@ -46,6 +49,7 @@ public struct StatusReport: Equatable, Sendable {
         self.running = running
         self.unavailable = unavailable
         self.open = open
+        self.waiting = waiting
         self.monitors = monitors
         self.lastError = lastError
     }
@@ -62,6 +66,7 @@ public struct StatusReport: Equatable, Sendable {
             ("unavailable", .array(unavailable.map(JSON.string))),
         ] + display.detailFields + [
             ("open", .array(open.map { .object($0.fields) })),
+            ("waiting", .array(waiting.map(\.json))),
             ("monitors", .int(Int64(monitors))),
             ("last_error", lastError.map(JSON.string) ?? .null),
         ])
@@ -81,7 +86,8 @@ public struct StatusReport: Equatable, Sendable {
         }
         self.init(backend: backend, display: display, config: config, popups: Int(popups), rejected: reply["rejected"]?.stringValue,
                   running: running, unavailable: reply["unavailable"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-                  open: open, monitors: Int(monitors), lastError: reply["last_error"]?.stringValue)
+                  open: open, waiting: reply["waiting"]?.arrayValue?.compactMap(WaitingPopup.init(json:)) ?? [],
+                  monitors: Int(monitors), lastError: reply["last_error"]?.stringValue)
     }
 
     /// Whether clicks go through the daemon now: grabs held, the shield mapped, the overlay
@@ -131,8 +137,10 @@ public struct StatusReport: Equatable, Sendable {
         for sentence in unavailable { lines.append("unavailable: \(sentence)") }
         lines.append("open:     \(open.isEmpty ? "nothing" : "")")
         for o in open {
-            lines.append("  \(o.popup)  window \(o.window ?? "-")  [\([o.rect.x, o.rect.y, o.rect.width, o.rect.height].map(String.init).joined(separator: ", "))]")
+            lines.append("  \(o.popup)  window \(o.window ?? "-")  [\([o.rect.x, o.rect.y, o.rect.width, o.rect.height].map(String.init).joined(separator: ", "))]"
+                         + (o.runtime ? "  (runtime)" : ""))
         }
+        for w in waiting { lines.append("waiting:  \(w.popup) (runtime) for a window of process \(w.pid)") }
         if let rejected {
             lines.append(running == .files
                          ? "rejected: the last configuration edit has errors; the previous configuration keeps running:"
@@ -381,5 +389,23 @@ public struct SwayStatus: Equatable, Sendable {
     public init(socket: String, windows: Int) {
         self.socket = socket
         self.windows = windows
+    }
+}
+
+/// A runtime popup waiting for the window of a process (`clickawayctl open --pid`).
+public struct WaitingPopup: Equatable, Sendable {
+    public var popup: String
+    public var pid: Int32
+
+    public init(popup: String, pid: Int32) {
+        self.popup = popup
+        self.pid = pid
+    }
+
+    public var json: JSON { .object([("popup", .string(popup)), ("pid", .int(Int64(pid)))]) }
+
+    public init?(json: JSON) {
+        guard let popup = json["popup"]?.stringValue, let pid = json["pid"]?.intValue.flatMap(Int32.init(exactly:)) else { return nil }
+        self.init(popup: popup, pid: pid)
     }
 }

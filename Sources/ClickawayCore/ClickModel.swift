@@ -54,11 +54,17 @@ public final class ClickModel: Sendable {
     }
 
     /// What a window with these properties is: the first popup in config order that it
-    /// opens, the popups it anchors, and whether it is excluded.
+    /// opens (a popup that names this very window or its process first), the popups it
+    /// anchors, and whether it is excluded.
     public func roles(for properties: WindowMatch.Properties) -> WindowRoles {
         var roles = WindowRoles()
+        var byIdentity = false
         for (i, p) in popups.enumerated() {
-            if roles.popup == nil, case .window(let match) = p.source, match.matches(properties) { roles.popup = Int32(i) }
+            if !byIdentity, case .window(let match) = p.source, roles.popup == nil || match.isByIdentity,
+               match.matches(properties) {
+                roles.popup = Int32(i)
+                byIdentity = match.isByIdentity
+            }
             for case .window(let match) in p.anchors where match.matches(properties) {
                 roles.anchors.append(Int32(i))
                 break

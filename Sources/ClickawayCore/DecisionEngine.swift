@@ -100,6 +100,13 @@ public final class DecisionEngine {
         setOutputs(outputs)
     }
 
+    /// An engine for a model that gained or lost popups between a press and its release
+    /// (a runtime popup registered): the click in progress goes on as if nothing changed.
+    public convenience init(model: ClickModel, continuing previous: DecisionEngine) {
+        self.init(model: model, outputs: previous.outputs)
+        state.continueClick(of: previous.state)
+    }
+
     /// Back to front: the last one is on top.
     public var open: [PopupInstance] { state.open }
     /// The instances dismissed by the last decision, in stacking order (bottom first).
@@ -197,6 +204,14 @@ struct EngineState {
         parentOf = model.parentOf
         openCount = [Int32](repeating: 0, count: model.popups.count)
         dismissedCount = openCount
+    }
+
+    /// Takes over the press in progress: which button is down, the last press, and the
+    /// instances that wait for its release.
+    mutating func continueClick(of other: EngineState) {
+        buttonDown = other.buttonDown
+        lastPress = other.lastPress
+        pending = other.pending
     }
 
     mutating func resized() {

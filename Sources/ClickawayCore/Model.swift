@@ -58,20 +58,33 @@ public struct WindowMatch: Hashable, Sendable {
     public var type: String?
     /// A Wayland toplevel's app_id (xdg_toplevel.set_app_id), exact.
     public var appId: String?
+    /// One window by its id (the X client window, sway's container id): runtime popups only.
+    public var window: UInt32?
+    /// The windows of one process (X11's _NET_WM_PID, sway's pid): runtime popups only, while
+    /// they wait for the process's window.
+    public var pid: Int32?
 
     public init(windowClass: String? = nil, instance: String? = nil, title: String? = nil,
-                titleGlob: String? = nil, type: String? = nil, appId: String? = nil) {
+                titleGlob: String? = nil, type: String? = nil, appId: String? = nil, window: UInt32? = nil,
+                pid: Int32? = nil) {
         self.windowClass = windowClass
         self.instance = instance
         self.title = title
         self.titleGlob = titleGlob
         self.type = type
         self.appId = appId
+        self.window = window
+        self.pid = pid
     }
 
     public var isEmpty: Bool {
         windowClass == nil && instance == nil && title == nil && titleGlob == nil && type == nil && appId == nil
+            && window == nil && pid == nil
     }
+
+    /// Whether it names one window or one process rather than a kind of window: such a
+    /// match wins over the others (a runtime popup for a window a configured popup matches).
+    public var isByIdentity: Bool { window != nil || pid != nil }
 
     /// The properties of a real window, as read by a backend.
     public struct Properties: Sendable, Equatable {
@@ -80,13 +93,19 @@ public struct WindowMatch: Hashable, Sendable {
         public var title: String?
         public var types: [String]
         public var appId: String?
+        /// The window these are of (the X client window, sway's container id), and its
+        /// process when known (0: unknown).
+        public var window: UInt32
+        public var pid: Int32
         public init(windowClass: String? = nil, instance: String? = nil, title: String? = nil, types: [String] = [],
-                    appId: String? = nil) {
+                    appId: String? = nil, window: UInt32 = 0, pid: Int32 = 0) {
             self.windowClass = windowClass
             self.instance = instance
             self.title = title
             self.types = types
             self.appId = appId
+            self.window = window
+            self.pid = pid
         }
     }
 
@@ -98,6 +117,8 @@ public struct WindowMatch: Hashable, Sendable {
         if let g = titleGlob, !Glob.matches(g, p.title ?? "") { return false }
         if let t = type, !p.types.contains(t) { return false }
         if let a = appId, a != p.appId { return false }
+        if let w = window, w != p.window { return false }
+        if let pid, pid != p.pid { return false }
         return true
     }
 

@@ -226,3 +226,10 @@ func editDistance(_ a: String, _ b: String) -> Int {
     }
     return prev[b.count]
 }
+
+/// `[A-Za-z0-9_-]+`: popup names appear in redirect paths (`popup.region`) and on command lines.
+public func isValidPopupName(_ name: String) -> Bool {
+    !name.isEmpty && name.unicodeScalars.allSatisfy {
+        ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-"
+    }
+}

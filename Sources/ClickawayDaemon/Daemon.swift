@@ -3,6 +3,7 @@ public import ClickawayControl
 public import ClickawayCore
 internal import ClickawayJSON
 public import ClickawaySystem
+internal import Glibc
 public import Logging
 
 /// The daemon: one display (X11 or Wayland, `Display`), the configuration and the decision
@@ -20,8 +21,12 @@ public final class Daemon {
     private let reloading: Reloading
     private let commands: DismissCommands
     private var config: LoadedConfig
+    /// The configured popups, then the runtime ones: what the engine, the display and every
+    /// name lookup see.
+    private var model: ClickModel
     private var engine: DecisionEngine
     private var rects = RectPopups()
+    private var runtime = RuntimePopups()
     /// `--backend`, which wins over `[settings] backend`.
     private let backendOverride: Backend?
     /// Where the running configuration came from: the files, or (when they had errors at
@@ -50,6 +55,7 @@ public final class Daemon {
         supervision = Supervision(notifier: notifier)
         reloading = Reloading(configFile: configFile, environment: processEnvironment(), logger: logger)
         commands = DismissCommands(logger: logger)
+        model = config.model
         engine = DecisionEngine(model: config.model, outputs: display.outputs)
         refresh()
     }
@@ -74,6 +80,7 @@ public final class Daemon {
             // after its dismissal.
             loop.runDueDeadlines()
             while let request = control.nextRequest() { answer(request) }
+            for connection in control.takeHangUps() { removeRuntime(runtime.owned(by: connection), .waitEnded) }
             // Drain before sleeping: what was done since may have queued events.
             handleDisplayInput()
             if let failure = display.failure {
@@ -113,6 +120,7 @@ public final class Daemon {
         loop.schedule({ [unowned self] in display.windows.closing.nextDeadline.map(Deadline.init(milliseconds:)) }) { [unowned self] now in
             expireClosing(now: now)
         }
+        loop.schedule({ [unowned self] in runtime.nextDeadline }) { [unowned self] now in expireWindowWaits(now: now) }
         supervision.register(with: loop)
     }
 
@@ -152,13 +160,13 @@ public final class Daemon {
     /// Escape while a popup with `escape = true` is open: answer the frozen keyboard first,
     /// then dismiss the topmost such popup and the popups nested in it.
     private func escapePressed(time: Int64) {
-        guard let target = engine.open.last(where: { config.model.popups[Int($0.popup)].escape }) else {
+        guard let target = engine.open.last(where: { model.popups[Int($0.popup)].escape }) else {
             display.answerEscape(.replay)
             return
         }
-        let outcome = config.model.popups[Int(target.popup)].escapeKey
+        let outcome = model.popups[Int(target.popup)].escapeKey
         display.answerEscape(outcome)
-        let below = Set(config.model.descendants(of: target.popup))
+        let below = Set(model.descendants(of: target.popup))
         dismiss([target] + engine.open.filter { below.contains($0.popup) }, trigger: .escapeKey(time: time, outcome))
     }
 
@@ -166,7 +174,7 @@ public final class Daemon {
 
     private func dismiss(_ dismissed: [PopupInstance], trigger: DismissTrigger) {
         guard !dismissed.isEmpty else { return }
-        let names = dismissed.map { config.model.popups[Int($0.popup)].name }
+        let names = dismissed.map { model.popups[Int($0.popup)].name }
         let event: MonitorEvent.Dismissal = switch trigger {
         case .click(let click, let decision):
             .init(popups: names, reason: decision.reason.rawValue, button: click.button, x: click.x, y: click.y,
@@ -181,7 +189,7 @@ public final class Daemon {
         monitor.send(.dismissed(event))
         let now = MonotonicClock.milliseconds()
         for instance in dismissed {
-            let spec = config.model.popups[Int(instance.popup)]
+            let spec = model.popups[Int(instance.popup)]
             if let window = instance.id.window {
                 display.windows.closing.mark(window, now: now)
                 if case .command(let argv) = spec.dismiss {
@@ -195,7 +203,13 @@ public final class Daemon {
             }
         }
         display.flush()
-        refresh()
+        // Runtime popups end with their dismissal; whoever waits on one hears how.
+        let ended = Set(names.filter(runtime.contains))
+        if ended.isEmpty {
+            refresh()
+        } else {
+            removeRuntime(ended, .dismissed(event))
+        }
     }
 
     /// The environment says what dismissed the popup; for the Escape key, button and
@@ -238,7 +252,8 @@ public final class Daemon {
     /// popups, and tells monitors what opened and closed. Never called between a press and
     /// its answer.
     private func refresh() {
-        engine.setOpen(display.windows.openInstances() + rects.instances(config.model, outputs: engine.outputs))
+        if settleRuntimeWindows() { return }
+        engine.setOpen(display.windows.openInstances() + rects.instances(model, outputs: engine.outputs))
         engine.setWindowAreas(display.windows.windowAreas())
         for notice in display.intercept(engine) {
             switch notice {
@@ -257,8 +272,9 @@ public final class Daemon {
     }
 
     private func openPopup(_ instance: PopupInstance) -> OpenPopup {
-        OpenPopup(popup: config.model.popups[Int(instance.popup)].name,
-                  window: instance.id.window.map(display.windows.describe), rect: instance.rect)
+        let name = model.popups[Int(instance.popup)].name
+        return OpenPopup(popup: name, window: instance.id.window.map(display.windows.describe), rect: instance.rect,
+                         runtime: runtime.contains(name))
     }
 
     private func statusLine() -> String {
@@ -303,6 +319,8 @@ public final class Daemon {
         case .open(let name): return try setRectPopup(name) { _ in true }
         case .close(let name): return try setRectPopup(name) { _ in false }
         case .toggle(let name): return try setRectPopup(name) { !$0 }
+        case .add(let popup): return try register(popup, origin, waiting: false)
+        case .wait(let popup): return try register(popup, origin, waiting: true)
         case .hit(let x, let y, let button):
             return HitReply(engine.explain(button: button, x: x, y: y, time: display.now())).json
         case .monitor:
@@ -317,9 +335,255 @@ public final class Daemon {
     /// `open`, `close` and `toggle` of a `rect` popup. They only tell clickaway the popup's
     /// state: no dismiss action runs.
     private func setRectPopup(_ name: String, open: (Bool) -> Bool) throws(Refusal) -> JSON {
-        let isOpen = try rects.set(name, open: open, model: config.model, outputs: engine.outputs, now: display.now()).get()
+        if runtime.contains(name) {
+            // A runtime popup is open while it exists: closing it removes it.
+            guard !open(true) else { return RectPopupReply(popup: name, open: true).json }
+            removeRuntime([name], .gone(.closed))
+            return RectPopupReply(popup: name, open: false).json
+        }
+        let isOpen = try rects.set(name, open: open, model: model, outputs: engine.outputs, now: display.now()).get()
         refresh()
         return RectPopupReply(popup: name, open: isOpen).json
+    }
+
+    // MARK: - Runtime popups
+
+    /// `add` and `wait`: a popup from a script, checked like a configured one, placed after
+    /// the configured popups in the model. Answered at once, or for a process's window once
+    /// it is there (`.null` until then). Runs between clicks: the model is rebuilt here.
+    private func register(_ request: RuntimePopupRequest, _ origin: ControlServer.Request, waiting: Bool) throws(Refusal) -> JSON {
+        let started = MonotonicClock.microseconds()
+        guard runtime.count < RuntimePopups.limit else {
+            throw Refusal("\(RuntimePopups.limit) runtime popups are registered already; close one first")
+        }
+        var spec = try runtimeSpec(request)
+        let place: RuntimePopups.Place
+        switch request.form {
+        case .rect(let rect, let output):
+            if let output, engine.outputs[output] == nil {
+                throw Refusal("output \"\(output)\" is not connected (connected: \(engine.outputs.keys.sorted().joined(separator: ", ")))")
+            }
+            spec.source = .rect(rect, output: output)
+            place = .rect
+        case .window(let id):
+            if let why = display.windowsUnavailable { throw Refusal(why) }
+            try settleDisplay()
+            let window = try display.popupWindow(for: id).get()
+            if let other = runtime.name(ofWindow: window) {
+                throw Refusal("window \(display.windows.describe(window)) is runtime popup \"\(other)\" already")
+            }
+            spec.source = .window(WindowMatch(window: window))
+            place = .window(window)
+        case .pid(let pid, let timeoutMs):
+            if let why = display.windowsUnavailable { throw Refusal(why) }
+            guard kill(pid, 0) == 0 || errno == EPERM else { throw Refusal("there is no process with pid \(pid)") }
+            try settleDisplay()
+            spec.source = .window(WindowMatch(pid: pid))
+            place = .pid(pid, deadline: .inMilliseconds(timeoutMs), timeoutMs: timeoutMs)
+        }
+        do {
+            _ = try ClickModel(settings: model.settings, popups: model.popups + [spec], exclusions: model.exclusions)
+        } catch {
+            throw Refusal(error.problems.map { "\($0)" }.joined(separator: "; "))
+        }
+        if waiting && !control.hold(origin.connection) {
+            throw Refusal("\(ControlServer.maxHolders) clickawayctl wait are waiting already; end one first")
+        }
+        var entry = RuntimePopups.Entry(spec: spec, place: place, owner: waiting ? origin.connection : nil, unanswered: nil)
+        if case .pid = place { entry.unanswered = origin }
+        runtime.append(entry)
+        switch place {
+        case .rect: rebuildModel(opening: spec.name)
+        case .window(let window): rebuildModel(lookingAt: .window(window))
+        case .pid: rebuildModel(lookingAt: .all)
+        }
+        // How long the request kept the loop (bench/runtime reads it).
+        logger.info("runtime popup registered", metadata: [
+            "popup": "\(spec.name)", "place": "\(place)", "microseconds": "\(MonotonicClock.microseconds() - started)",
+        ])
+        switch place {
+        case .rect:
+            return RuntimePopupReply(popup: spec.name, window: nil).json
+        case .window(let window):
+            guard runtime.contains(spec.name), display.windows.isPresent(window) else {
+                // Unmapped while it was being registered: its `wait` (if any) has heard so.
+                removeRuntime([spec.name], .waitEnded)
+                guard waiting else { throw Refusal("window \(display.windows.describe(window)) went away while it was being registered") }
+                return .null
+            }
+            return RuntimePopupReply(popup: spec.name, window: display.windows.describe(window)).json
+        case .pid:
+            // Answered by `settleRuntimeWindows` when the window is there (maybe already).
+            return .null
+        }
+    }
+
+    /// The popup a request describes: `like`'s keys (else `[defaults]`), then the request's.
+    private func runtimeSpec(_ request: RuntimePopupRequest) throws(Refusal) -> PopupSpec {
+        let name = request.name ?? runtime.freshName { model.popupIndex(named: $0) != nil }
+        if model.popupIndex(named: name) != nil {
+            throw Refusal("there is a \(runtime.contains(name) ? "runtime" : "configured") popup named \"\(name)\" already")
+        }
+        var spec: PopupSpec
+        if let like = request.like {
+            guard let template = model.popupIndex(named: like) else {
+                throw Refusal("no popup named \"\(like)\" to take as a template" + suggestion(like, model.popups.map(\.name)))
+            }
+            spec = model.popups[Int(template)]
+            spec.name = name
+        } else {
+            spec = config.withDefaults(PopupSpec(name: name, source: .rect(Rect(x: 0, y: 0, width: 0, height: 0), output: nil)))
+        }
+        if let parent = request.parent {
+            guard model.popupIndex(named: parent) != nil else {
+                throw Refusal("no popup named \"\(parent)\" to nest in" + suggestion(parent, model.popups.map(\.name)))
+            }
+            spec.parent = parent
+        }
+        spec.anchors += request.anchors.map { .rect($0, output: nil) }
+        spec.outsideClick = request.outsideClick ?? spec.outsideClick
+        spec.trigger = request.trigger ?? spec.trigger
+        spec.buttons = request.buttons ?? spec.buttons
+        spec.graceMs = request.graceMs ?? spec.graceMs
+        spec.escape = request.escape ?? spec.escape
+        spec.dismiss = request.dismiss ?? spec.dismiss
+        return spec
+    }
+
+    /// Handles everything the display sent before now, so that a window mapped just before the
+    /// request is known.
+    private func settleDisplay() throws(Refusal) {
+        if let failure = display.sync({ handleDisplayInput() }) { throw Refusal(failure) }
+    }
+
+    private func combinedModel() -> ClickModel {
+        do {
+            return try ClickModel(settings: config.model.settings, popups: config.model.popups + runtime.specs,
+                                  exclusions: config.model.exclusions)
+        } catch {
+            // Each runtime popup was checked against the popups before it: cannot happen.
+            logger.error("runtime popups do not fit the configuration, removing them all: \(error.problems)")
+            for entry in runtime.removeAll() {
+                rects.forget(entry.name)
+                tellGone(entry, .gone(popup: entry.name, reason: .reload))
+            }
+            return config.model
+        }
+    }
+
+    /// The runtime popups changed: a new model for the engine (the click in progress goes
+    /// on), the `rect` popups (`opening` a new one) and the display's windows, then the usual
+    /// refresh.
+    private func rebuildModel(opening rectPopup: String? = nil, lookingAt lookup: WindowLookup = .none) {
+        model = combinedModel()
+        engine = DecisionEngine(model: model, continuing: engine)
+        rects.keep(in: model)
+        if let rectPopup { _ = rects.set(rectPopup, open: { _ in true }, model: model, outputs: engine.outputs, now: display.now()) }
+        display.popupsChanged(model, lookingAt: lookup)
+        refresh()
+    }
+
+    /// Why runtime popups are removed, and so what their `wait` hears.
+    private enum RuntimeEnd {
+        case dismissed(MonitorEvent.Dismissal)
+        case gone(WaitOutcome.GoneReason)
+        /// Its `wait`'s connection closed: nobody is left to tell.
+        case waitEnded
+
+        func outcome(_ popup: String) -> WaitOutcome? {
+            switch self {
+            case .dismissed(let d): .dismissed(popup: popup, reason: d.reason, button: d.button, x: d.x, y: d.y, click: d.click)
+            case .gone(let reason): .gone(popup: popup, reason: reason)
+            case .waitEnded: nil
+            }
+        }
+    }
+
+    /// Removes runtime popups and the runtime popups nested in them (whose `wait` hears that
+    /// their parent went), then rebuilds the model.
+    private func removeRuntime(_ names: Set<String>, _ end: RuntimeEnd) {
+        guard !names.isEmpty else { return }
+        for (entry, named) in runtime.remove(names) {
+            let outcome = named ? end.outcome(entry.name) : .gone(popup: entry.name, reason: .parentGone)
+            logger.info("runtime popup removed", metadata: [
+                "popup": "\(entry.name)", "reason": "\(outcome?.json["reason"]?.stringValue ?? "its clickawayctl wait ended")",
+            ])
+            if let outcome { tellGone(entry, outcome) }
+        }
+        rebuildModel()
+    }
+
+    /// Tells the `wait` of a runtime popup how it ended, and an `add` still waiting for the
+    /// popup's window that it never came.
+    private func tellGone(_ entry: RuntimePopups.Entry, _ outcome: WaitOutcome) {
+        if let request = entry.unanswered {
+            let refusal = Refusal("popup \"\(entry.name)\" went away (\(outcome.json["reason"]?.stringValue ?? "?")) before its window appeared")
+            if let owner = entry.owner { control.finish(owner, with: refusal.json.text) } else { control.reply(refusal.json.text, to: request) }
+            return
+        }
+        if let owner = entry.owner { control.finish(owner, with: outcome.json.text) }
+    }
+
+    /// Between clicks: a process's window that appeared becomes its popup's window (and the
+    /// request is answered); a runtime popup whose window is gone is removed, and so is a
+    /// `rect` one closed with its parent (`clickawayctl close PARENT`). Returns whether it
+    /// rebuilt the model (which refreshed).
+    private func settleRuntimeWindows() -> Bool {
+        var gone: Set<String> = []
+        var closed: Set<String> = []
+        var resolved = false
+        for entry in runtime.entries {
+            switch entry.place {
+            case .rect:
+                if !rects.isOpen(entry.name) { closed.insert(entry.name) }
+            case .window(let window):
+                if !display.windows.isPresent(window) { gone.insert(entry.name) }
+            case .pid:
+                guard let index = model.popupIndex(named: entry.name),
+                      let window = display.windows.openInstances().first(where: { $0.popup == index })?.id.window,
+                      let settled = runtime.resolve(entry.name, to: window) else { continue }
+                resolved = true
+                logger.info("runtime popup found its window", metadata: ["popup": "\(entry.name)", "window": "\(display.windows.describe(window))"])
+                let reply = RuntimePopupReply(popup: entry.name, window: display.windows.describe(window)).json.text
+                if let request = entry.unanswered { control.reply(reply, to: request) }
+                _ = settled
+            }
+        }
+        if !closed.isEmpty {
+            removeRuntime(closed, .gone(.parentGone))
+            return true
+        }
+        if !gone.isEmpty {
+            removeRuntime(gone, .gone(.windowGone))
+            return true
+        }
+        if resolved {
+            rebuildModel()
+            return true
+        }
+        return false
+    }
+
+    /// Processes whose window did not come in time: their popups go, with an error that says so.
+    private func expireWindowWaits(now: Int64) {
+        let expired = runtime.expire(now: now)
+        guard !expired.isEmpty else { return }
+        for entry in expired {
+            guard case .pid(let pid, _, let timeoutMs) = entry.place else { continue }
+            let alive = kill(pid, 0) == 0 || errno == EPERM
+            let message = alive
+                ? "no window of process \(pid) appeared within \(timeoutMs) ms"
+                    + (display is X11Display ? " (on X11 the window must carry _NET_WM_PID, as GTK and Qt windows do)" : "")
+                : "process \(pid) ended without showing a window within \(timeoutMs) ms"
+            logger.info("runtime popup removed", metadata: ["popup": "\(entry.name)", "reason": "\(message)"])
+            let refusal = Refusal(message).json.text
+            if let owner = entry.owner {
+                control.finish(owner, with: refusal)
+            } else if let request = entry.unanswered {
+                control.reply(refusal, to: request)
+            }
+        }
+        rebuildModel()
     }
 
     private func status() -> StatusReport {
@@ -331,6 +595,9 @@ public final class Daemon {
         return StatusReport(
             backend: display.interceptionName, display: display.status(), config: config.files, popups: config.popupCount,
             rejected: rejected, running: runningNow, unavailable: unavailableSources, open: engine.open.map(openPopup),
+            waiting: runtime.entries.compactMap { entry in
+                if case .pid(let pid, _, _) = entry.place { WaitingPopup(popup: entry.name, pid: pid) } else { nil }
+            },
             monitors: control.subscriberCount, lastError: lastError)
     }
 
@@ -376,9 +643,16 @@ public final class Daemon {
         config = fresh
         rejected = nil
         running = .files
-        engine = DecisionEngine(model: fresh.model, outputs: engine.outputs)
-        rects.keep(in: fresh.model)
-        display.configurationReplaced(fresh.model, backend: backend)
+        let dropped = runtime.keep(besides: fresh.model.popups)
+        for entry in dropped {
+            rects.forget(entry.name)
+            logger.warning("runtime popup \"\(entry.name)\" is removed: the new configuration has a popup of its name, or lacks one it refers to")
+        }
+        model = combinedModel()
+        engine = DecisionEngine(model: model, outputs: engine.outputs)
+        rects.keep(in: model)
+        display.configurationReplaced(model, backend: backend)
+        for entry in dropped { tellGone(entry, .gone(popup: entry.name, reason: .reload)) }
         refresh()
         logger.info("configuration reloaded (\(cause))", metadata: ["popups": "\(fresh.popupCount)"])
         for note in fresh.notes { logger.notice("\(note)") }

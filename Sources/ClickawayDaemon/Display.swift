@@ -52,6 +52,14 @@ public protocol Display: PollSource {
     func status() -> DisplayStatus
     /// A new configuration was accepted: windows are matched again, the backend setting followed.
     func configurationReplaced(_ model: ClickModel, backend: Backend)
+    /// Runtime popups came or went: the windows known are matched again against `model`, and
+    /// those `lookup` says looked at anew. Between clicks only.
+    func popupsChanged(_ model: ClickModel, lookingAt lookup: WindowLookup)
+    /// The window a runtime popup given `window` is (X11: the client of that top-level, or
+    /// that client; sway: that container), among the windows mapped now; or why there is none.
+    func popupWindow(for window: UInt32) -> Result<UInt32, Refusal>
+    /// Why this display cannot find windows for runtime popups, nil when it can.
+    var windowsUnavailable: String? { get }
     /// The popup, anchor and exclusion sources of `model` this display can never provide, one
     /// sentence each.
     func unavailableSources(in model: ClickModel) -> [String]
@@ -115,4 +123,14 @@ public enum DismissTrigger: Sendable {
 public enum InterceptionNotice: Sendable {
     case refused(MonitorEvent.GrabRefusal)
     case switchedBackend(to: String, because: String)
+}
+
+/// Which windows a change of the runtime popups may give a role they did not have.
+public enum WindowLookup: Sendable, Equatable {
+    /// None: popups went, or a `rect` one came.
+    case none
+    /// This window (a popup names it, as `popupWindow(for:)` gave it).
+    case window(UInt32)
+    /// Any window (a popup names a process).
+    case all
 }

@@ -34,6 +34,11 @@ struct RectPopups {
         return .success(opening)
     }
 
+    func isOpen(_ name: String) -> Bool { open.contains { $0.name == name } }
+
+    /// A runtime popup of this name is gone: a configured popup that takes its name is closed.
+    mutating func forget(_ name: String) { open.removeAll { $0.name == name } }
+
     /// A dismissal closed it.
     mutating func dismissed(_ id: InstanceID) { open.removeAll { $0.id == id } }
 

@@ -145,6 +145,7 @@ public struct StandardAtoms: Sendable {
     public let netWMWindowType: Atom
     public let netSupportingWMCheck: Atom
     public let netActiveWindow: Atom
+    public let netWMPid: Atom
 
     /// Predefined atoms (X11 protocol, appendix B): no InternAtom needed.
     public static let wmName = Atom(XCB_ATOM_WM_NAME.rawValue)
@@ -153,6 +154,7 @@ public struct StandardAtoms: Sendable {
     static let names = [
         "WM_PROTOCOLS", "WM_DELETE_WINDOW", "WM_STATE", "UTF8_STRING",
         "_NET_WM_NAME", "_NET_WM_WINDOW_TYPE", "_NET_SUPPORTING_WM_CHECK", "_NET_ACTIVE_WINDOW",
+        "_NET_WM_PID",
     ]
 
     init(_ c: OpaquePointer) throws(XError) {
@@ -165,6 +167,7 @@ public struct StandardAtoms: Sendable {
         netWMWindowType = a[5]
         netSupportingWMCheck = a[6]
         netActiveWindow = a[7]
+        netWMPid = a[8]
     }
 }
 

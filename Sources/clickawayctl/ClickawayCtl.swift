@@ -13,11 +13,12 @@ struct ClickawayCtl: ParsableCommand {
         abstract: "Check the clickaway configuration and talk to the running daemon.",
         discussion: """
             Exit status: 0 ok; 1 invalid configuration, rejected reload or refused request; \
-            2 file unreadable or daemon unreachable.
+            2 file unreadable or daemon unreachable; wait: 3 when the popup went away without \
+            being dismissed.
             """,
         version: "clickawayctl \(clickawayVersion)",
         subcommands: [Check.self, Hit.self, Status.self, Sync.self, Reload.self, Open.self, Close.self, Toggle.self,
-                      Monitor.self, Pick.self])
+                      Wait.self, Monitor.self, Pick.self])
 }
 
 func printError(_ message: String) { StandardStreams.error(message) }

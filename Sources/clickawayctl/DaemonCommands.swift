@@ -28,13 +28,33 @@ struct RectPopupCommand {
 }
 
 struct Open: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Mark a rect popup open: clicks outside it now dismiss it.")
-    @Argument(help: "The popup's name.", completion: .rectPopupNames) var name: String
-    func run() throws { try RectPopupCommand.run(.open(popup: name), name) }
+    static let configuration = CommandConfiguration(
+        abstract: "Mark a rect popup open, or register a popup at run time: clicks outside it now dismiss it.",
+        discussion: """
+            With NAME: a rect popup of the configuration. With --rect, --window or --pid: a runtime \
+            popup, which needs no configuration entry; it prints the popup's name and behaves as a \
+            configured one until it is dismissed, closed (clickawayctl close NAME) or its window \
+            goes. Unset keys come from --like's popup, else from [defaults].
+            """)
+    @Argument(help: "The popup's name.", completion: .rectPopupNames) var name: String?
+    @OptionGroup var popup: RuntimePopupOptions
+
+    func validate() throws {
+        if popup.describesPlace {
+            guard name == nil else { throw ValidationError("a runtime popup takes its name from --name, not from NAME") }
+        } else if name == nil {
+            throw ValidationError("give a configured popup's NAME, or --rect, --window or --pid")
+        }
+    }
+
+    func run() throws {
+        guard let name else { return try RuntimeOpen.run(popup) }
+        try RectPopupCommand.run(.open(popup: name), name)
+    }
 }
 
 struct Close: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Mark a rect popup (and its children) closed.")
+    static let configuration = CommandConfiguration(abstract: "Mark a rect popup (and its children) closed, or remove a runtime popup.")
     @Argument(help: "The popup's name.", completion: .rectPopupNames) var name: String
     func run() throws { try RectPopupCommand.run(.close(popup: name), name) }
 }

@@ -28,4 +28,16 @@ import Testing
             Issue.record("\(path) does not load:\n\(error)")
         }
     }
+
+    /// The recipes that need no configuration entry are shell scripts (`sh -n` checks them in
+    /// the end-to-end tests, which run two of them).
+    @Test func scriptRecipesAreExecutableShellScripts() throws {
+        let scripts = ((try? FileManager.default.contentsOfDirectory(atPath: Self.directory.path)) ?? []).filter { $0.hasSuffix(".sh") }
+        #expect(Set(scripts).isSuperset(of: ["eww-calendar.sh", "polybar-calendar.sh", "popup-calendar.sh"]))
+        for script in scripts {
+            let path = Self.directory.appendingPathComponent(script).path
+            #expect(FileManager.default.isExecutableFile(atPath: path), "\(script) is not executable")
+            #expect(try String(contentsOfFile: path, encoding: .utf8).hasPrefix("#!/bin/sh\n# clickaway recipe: "))
+        }
+    }
 }

@@ -7,6 +7,24 @@ struct DecisionEngineTests {
     let submenu = popup("submenu", rect(200, 50, 150, 100), parent: "menu")
     let subsub = popup("subsub", rect(350, 60, 100, 50), parent: "submenu")
 
+    /// A runtime popup registered between the press and the release of a `trigger =
+    /// "click"` dismissal: the new engine takes the click over and the release decides it.
+    @Test func anEngineContinuingAnotherTakesTheClickInProgress() throws {
+        var clicky = menu
+        clicky.trigger = .click
+        let before = try engine([clicky], open: ["menu"])
+        let press = before.press(button: 1, x: 900, y: 600, time: 10_000)
+        #expect(press.awaitsRelease)
+        let grown = try ClickModel(popups: [clicky, popup("late", rect(500, 500, 10, 10))])
+        let after = DecisionEngine(model: grown, continuing: before)
+        after.setOpen(before.open)
+        #expect(after.pending == before.pending)
+        #expect(after.press(button: 1, x: 900, y: 600, time: 10_000).reason == .duplicate)
+        let release = try #require(after.release(button: 1, x: 900, y: 600, time: 10_050))
+        #expect(release.dismissCount == 1)
+        #expect(after.open.isEmpty)
+    }
+
     @Test func clickInParentClosesOnlyTheChild() throws {
         let e = try engine([menu, submenu])
         let d = e.click(50, 50)

@@ -28,4 +28,18 @@ import Testing
         #expect(m.roles(for: .init(appId: "osk")) == WindowRoles(excluded: true))
         #expect(m.windowMatches.count == 5)
     }
+
+    /// A runtime popup names one window or one process: it wins over a configured popup that
+    /// matches the same window by kind, wherever it is in the model.
+    @Test func aPopupByWindowOrPidWinsOverOneByKind() throws {
+        let byClass = PopupSpec(name: "term", source: .window(WindowMatch(windowClass: "Term")))
+        let byWindow = PopupSpec(name: "runtime-1", source: .window(WindowMatch(window: 0x1a00003)))
+        let byPid = PopupSpec(name: "runtime-2", source: .window(WindowMatch(pid: 42)))
+        let m = try ClickModel(popups: [byClass, byWindow, byPid])
+        #expect(m.roles(for: .init(windowClass: "Term", window: 0x1a00003, pid: 42)).popup == 1)
+        #expect(m.roles(for: .init(windowClass: "Term", window: 0x1a00004, pid: 42)).popup == 2)
+        #expect(m.roles(for: .init(windowClass: "Term", window: 0x1a00004, pid: 7)).popup == 0)
+        #expect(m.roles(for: .init(windowClass: "Other", window: 0x1a00004, pid: 0)).isNone)
+        #expect(!WindowMatch(window: 1).isEmpty && WindowMatch(pid: 1).isByIdentity && !WindowMatch(windowClass: "x").isByIdentity)
+    }
 }

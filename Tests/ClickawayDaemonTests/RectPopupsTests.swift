@@ -1,5 +1,6 @@
 import ClickawayControl
 import ClickawayCore
+import ClickawaySystem
 @testable import ClickawayDaemon
 import Testing
 
@@ -56,5 +57,54 @@ import Testing
         // A popup that is no longer a rect popup closes.
         rects.keep(in: try ClickModel(popups: [PopupSpec(name: "menu", source: .window(WindowMatch(windowClass: "M")))]))
         #expect(rects.instances(reloaded, outputs: [:]).isEmpty)
+    }
+}
+
+@Suite struct RuntimePopupsTests {
+    static func entry(_ name: String, parent: String? = nil, place: RuntimePopups.Place = .rect) -> RuntimePopups.Entry {
+        RuntimePopups.Entry(spec: PopupSpec(name: name, parent: parent, source: .rect(Rect(x: 0, y: 0, width: 1, height: 1), output: nil)),
+                            place: place, owner: nil, unanswered: nil)
+    }
+
+    @Test func removingAPopupRemovesTheRuntimePopupsNestedInIt() {
+        var runtime = RuntimePopups()
+        for e in [Self.entry("a", parent: "menu"), Self.entry("b", parent: "a"), Self.entry("c", parent: "b"), Self.entry("d")] {
+            runtime.append(e)
+        }
+        let removed = runtime.remove(["a"])
+        #expect(removed.map(\.entry.name) == ["a", "b", "c"])
+        #expect(removed.map(\.named) == [true, false, false])
+        #expect(runtime.specs.map(\.name) == ["d"])
+        #expect(runtime.remove(["menu"]).isEmpty, "a configured popup is not runtime's to remove")
+    }
+
+    @Test func aNewConfigurationKeepsThePopupsThatStillFit() {
+        var runtime = RuntimePopups()
+        for e in [Self.entry("clash"), Self.entry("child", parent: "menu"), Self.entry("grandchild", parent: "child"), Self.entry("free")] {
+            runtime.append(e)
+        }
+        let configured = [PopupSpec(name: "clash", source: .rect(Rect(x: 0, y: 0, width: 1, height: 1), output: nil))]
+        #expect(runtime.keep(besides: configured).map(\.name) == ["clash", "child", "grandchild"])
+        #expect(runtime.specs.map(\.name) == ["free"])
+    }
+
+    @Test func waitsForWindowsExpireAtTheirDeadlineAndResolveToTheirWindow() {
+        var runtime = RuntimePopups()
+        runtime.append(Self.entry("soon", place: .pid(7, deadline: Deadline(milliseconds: 100), timeoutMs: 100)))
+        runtime.append(Self.entry("later", place: .pid(8, deadline: Deadline(milliseconds: 900), timeoutMs: 900)))
+        #expect(runtime.nextDeadline == Deadline(milliseconds: 100))
+        #expect(runtime.expire(now: 99).isEmpty)
+        #expect(runtime.expire(now: 100).map(\.name) == ["soon"])
+        let resolved = runtime.resolve("later", to: 0x42)
+        #expect(resolved?.place == .window(0x42))
+        #expect(runtime.entry(named: "later")?.spec.source == .window(WindowMatch(window: 0x42)))
+        #expect(runtime.nextDeadline == nil)
+        #expect(runtime.name(ofWindow: 0x42) == "later")
+    }
+
+    @Test func freshNamesSkipTakenOnes() {
+        var runtime = RuntimePopups()
+        #expect(runtime.freshName { $0 == "runtime-1" } == "runtime-2")
+        #expect(runtime.freshName { _ in false } == "runtime-3")
     }
 }

@@ -128,6 +128,7 @@ struct ControlSocketTests {
         #expect(run.status == 0, "clickawayctl status with \(idle.count) idle connections open: \(run.stderr)")
         // The first ones were let go to make room: they read the end of the stream.
         let first = FileDescriptor(rawValue: idle[0])
+        // Required: the read below would wait for ever on a connection left open.
         try #require(try first.wait(until: .inMilliseconds(5000)).canRead, "the connection idle longest is still open after 5 s")
         var rest: [UInt8] = []
         #expect(try first.readAvailable(appendingTo: &rest) == 0, "the connection idle longest was sent \(rest.count) bytes instead of being closed")

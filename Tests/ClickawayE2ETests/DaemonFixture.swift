@@ -109,6 +109,20 @@ class DaemonRun {
     func openPopups() throws -> [String] {
         try report().open.map(\.popup)
     }
+
+    /// Syncs until `condition` holds, at most `timeout`: for what another program does in its
+    /// own time (a compositor's transaction, a window mapped, a window's new geometry).
+    func eventually(_ what: String, timeout: Duration = .seconds(5), _ condition: () throws -> Bool) throws {
+        let deadline = Deadline(after: timeout)
+        while true {
+            try sync()
+            if try condition() { return }
+            guard !deadline.hasPassed() else {
+                throw HarnessError("timed out after \(timeout) waiting for \(what); status: \((try? status().text) ?? "none")\n\(log)")
+            }
+            Thread.sleep(forTimeInterval: 0.02)  // the other program acts in its own time
+        }
+    }
 }
 
 /// A real Xvfb (and openbox when asked), the daemon on it, a test client for windows and

@@ -48,7 +48,7 @@ struct InstallTests {
         #expect(fm.fileExists(atPath: "\(prefix)/share/doc/clickaway/README.md"))
 
         let recipes = try fm.contentsOfDirectory(atPath: Self.packageRoot.appendingPathComponent("config/recipes").path)
-            .filter { $0.hasSuffix(".toml") }
+            .filter { $0.hasSuffix(".toml") || $0.hasSuffix(".sh") }
         #expect(!recipes.isEmpty)
         for recipe in recipes {
             #expect(fm.contentsEqual(atPath: "\(prefix)/share/clickaway/recipes/\(recipe)",

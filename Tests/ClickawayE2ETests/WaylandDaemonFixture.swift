@@ -69,19 +69,6 @@ final class WaylandDaemonFixture: DaemonRun {
         }
     }
 
-    /// Syncs until `condition` holds, at most `timeout`: for what the compositor does in its
-    /// own time (a window's new geometry, an output's description).
-    func eventually(_ what: String, timeout: Duration = .seconds(5), _ condition: () throws -> Bool) throws {
-        let deadline = Deadline(after: timeout)
-        while true {
-            try sync()
-            if try condition() { return }
-            guard !deadline.hasPassed() else {
-                throw HarnessError("timed out after \(timeout) waiting for \(what); status: \((try? status().text) ?? "none")\n\(log)")
-            }
-            Thread.sleep(forTimeInterval: 0.02)  // the compositor applies some changes in its own transactions
-        }
-    }
 }
 
 /// Runs `body` with the daemon started on the shared compositor of `kind` (or on one of

@@ -77,13 +77,14 @@ import XTestHarness
             #expect(try x.windowTypes(popup.id) == ["popup_menu"])
             #expect(try x.supportsDeleteWindow(popup.id))
             #expect(try x.windowProperties(popup.id) == WindowMatch.Properties(
-                windowClass: "Eww-calendar", instance: "calendar", title: "Calendrier · 日本 ✓", types: ["popup_menu"]))
+                windowClass: "Eww-calendar", instance: "calendar", title: "Calendrier · 日本 ✓", types: ["popup_menu"],
+                window: popup.id, pid: 0), "no _NET_WM_PID: pid 0")
 
             #expect(try x.windowTypes(plain.id) == [])
             #expect(try !x.supportsDeleteWindow(plain.id))
             // No window manager: nobody sets WM_STATE.
             #expect(try x.wmState(plain.id) == nil)
-            #expect(try x.windowProperties(x.root) == WindowMatch.Properties())
+            #expect(try x.windowProperties(x.root) == WindowMatch.Properties(window: x.root))
 
             let atoms = try x.internAtoms(["_NET_WM_WINDOW_TYPE_DIALOG", "WM_PROTOCOLS"])
             #expect(atoms[1] == x.atoms.wmProtocols)

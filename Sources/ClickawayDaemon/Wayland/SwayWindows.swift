@@ -34,6 +34,8 @@ final class SwayWindows {
     private let logger: Logger
     /// Visible views that play a role; stacked bottom to top: per workspace, tiled then floating.
     let roster: WindowRoster<Int32>
+    /// Every visible view in the last tree, with or without a role: what `--window` may name.
+    private(set) var views: Set<UInt32> = []
     /// The views changed (windows, their roles, places or stacking) since `takeChange()`.
     private var changed = false
     private(set) var failure: String?
@@ -181,6 +183,7 @@ final class SwayWindows {
         var found: [(id: UInt32, rect: Rect, properties: WindowMatch.Properties, pid: Int32)] = []
         collect(tree, into: &found)
         let present = Set(found.map(\.id))
+        views = present
         var changed = false
         for id in roster.entries.keys where !present.contains(id) { changed = roster.forget(id) || changed }
         for view in found {
@@ -201,11 +204,14 @@ final class SwayWindows {
         if node["shell"] != nil, node["visible"]?.boolValue == true,
            let id = node["id"]?.intValue.flatMap(UInt32.init(exactly:)), let rect = Self.rect(node["rect"]) {
             let xwayland = node["window_properties"]
-            let properties = WindowMatch.Properties(
+            var properties = WindowMatch.Properties(
                 windowClass: xwayland?["class"]?.stringValue, instance: xwayland?["instance"]?.stringValue,
                 title: node["name"]?.stringValue, types: (xwayland?["window_type"]?.stringValue).map { [$0] } ?? [],
                 appId: node["app_id"]?.stringValue)
-            found.append((id, rect, properties, Int32(clamping: node["pid"]?.intValue ?? 0)))
+            let pid = Int32(clamping: node["pid"]?.intValue ?? 0)
+            properties.window = id
+            properties.pid = pid
+            found.append((id, rect, properties, pid))
         }
         for child in (node["nodes"]?.arrayValue ?? []) + (node["floating_nodes"]?.arrayValue ?? []) {
             collect(child, into: &found)
@@ -218,9 +224,13 @@ final class SwayWindows {
         return Rect(x: Int32(clamping: x), y: Int32(clamping: y), width: Int32(clamping: w), height: Int32(clamping: h))
     }
 
-    /// A new configuration: the tree is read again and every view matched anew.
-    func replaceModel(_ model: ClickModel) {
-        roster.replaceModel(model)
-        if sync() { changed = true }
+    /// A new configuration: the views known are matched again, then (unless the new model
+    /// matches no view the old one did not) the tree is read again and every view matched anew.
+    func replaceModel(_ model: ClickModel, readingTree: Bool = true) {
+        // Matched again first: a window that loses its role is forgotten under the model its
+        // popup index is of.
+        roster.rematch(model)
+        changed = true
+        if readingTree { sync() }
     }
 }

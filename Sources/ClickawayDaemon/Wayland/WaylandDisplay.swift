@@ -323,6 +323,21 @@ public final class WaylandDisplay: Display {
         }
     }
 
+    public func popupsChanged(_ model: ClickModel, lookingAt lookup: WindowLookup) {
+        sway?.replaceModel(model, readingTree: lookup != .none)
+    }
+
+    public func popupWindow(for window: UInt32) -> Result<UInt32, Refusal> {
+        guard let sway else { return .failure(Refusal(windowsUnavailable ?? "")) }
+        if sway.views.contains(window) { return .success(window) }
+        return .failure(Refusal("no visible window with con_id \(window) on sway (`swaymsg -t get_tree` shows the ids)"))
+    }
+
+    public var windowsUnavailable: String? {
+        sway == nil ? "windows are found on Wayland only through sway's IPC, and $SWAYSOCK is not set: "
+            + "only --rect popups work here" : nil
+    }
+
     public func unavailableSources(in model: ClickModel) -> [String] {
         var sentences: [String] = []
         if sway == nil {

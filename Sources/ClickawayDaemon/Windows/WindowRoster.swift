@@ -104,15 +104,13 @@ public final class WindowRoster<Details>: WindowSource {
     /// A new configuration: the windows known are matched again by the properties last read.
     /// A window keeps the time it opened: the popup is the same window as before the reload.
     public func rematch(_ model: ClickModel) {
-        self.model = model
+        // Forgotten under the old model, which their popup indices are of.
         for (key, entry) in entries {
             let roles = model.roles(for: entry.properties)
             if roles.isNone { forget(key) } else { entries[key]?.roles = roles }
         }
+        self.model = model
     }
-
-    /// Takes a new configuration without matching again (the display reads the windows anew).
-    public func replaceModel(_ model: ClickModel) { self.model = model }
 
     /// The entry whose window is `window`.
     public func entry(forWindow window: UInt32) -> Entry? { entries.values.first { $0.window == window } }

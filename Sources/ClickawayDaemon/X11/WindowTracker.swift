@@ -46,11 +46,19 @@ final class WindowTracker {
         for window in roster.stacking { inspect(window, now: now) }
     }
 
-    /// A new config: roles are matched again against the windows already on screen.
-    func replaceModel(_ model: ClickModel, now: Int64) {
+    /// A new config: roles are matched again against the windows already on screen; those
+    /// with no role so far are looked at again as `lookup` says (a reload: all of them).
+    func replaceModel(_ model: ClickModel, now: Int64, inspecting lookup: WindowLookup = .all) {
         matchedAtoms = Self.matchedAtoms(for: model, atoms: x.atoms)
         roster.rematch(model)
-        for window in roster.stacking where roster[window] == nil { inspect(window, now: now) }
+        switch lookup {
+        case .none:
+            break
+        case .window(let client):
+            for (top, c) in clients where c == client && roster[top] == nil { inspect(top, now: now) }
+        case .all:
+            for window in roster.stacking where roster[window] == nil { inspect(window, now: now) }
+        }
     }
 
     /// Applies one event; returns true when the open popups, their geometry, their stacking
@@ -98,7 +106,15 @@ final class WindowTracker {
 
     private static func matchedAtoms(for model: ClickModel, atoms: StandardAtoms) -> [Atom] {
         let byTitle = model.windowMatches.contains { $0.title != nil || $0.titleGlob != nil }
-        return [StandardAtoms.wmClass, atoms.netWMWindowType] + (byTitle ? [StandardAtoms.wmName, atoms.netWMName] : [])
+        return [StandardAtoms.wmClass, atoms.netWMWindowType, atoms.netWMPid] + (byTitle ? [StandardAtoms.wmName, atoms.netWMName] : [])
+    }
+
+    /// The client window a runtime popup given `window` is: the client of the viewable
+    /// top-level `window` (a frame under a reparenting window manager), or `window` itself
+    /// when it is such a client. nil for any other window.
+    func popupWindow(for window: WindowID) -> WindowID? {
+        if let client = clients[window] { return client }
+        return clients.values.contains(window) ? window : nil
     }
 
     /// The client window of a top-level: known when it was looked at, else searched now.

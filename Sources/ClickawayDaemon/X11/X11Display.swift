@@ -383,6 +383,18 @@ public final class X11Display: Display {
         }
     }
 
+    public func popupsChanged(_ model: ClickModel, lookingAt lookup: WindowLookup) {
+        tracker.replaceModel(model, now: clock.now(), inspecting: lookup)
+    }
+
+    public func popupWindow(for window: UInt32) -> Result<UInt32, Refusal> {
+        if let client = tracker.popupWindow(for: window) { return .success(client) }
+        return .failure(Refusal("window \(hex(window)) is not a mapped top-level window (nor the client window of one) "
+                                + "with WM_CLASS on \(x.display); `xwininfo` or `xdotool search` shows the ids"))
+    }
+
+    public var windowsUnavailable: String? { nil }
+
     public func unavailableSources(in model: ClickModel) -> [String] {
         model.windowMatchUsers { $0.appId != nil }.map {
             "\($0) matches by app_id, which only Wayland windows have: it never matches on the X server \(x.display) "

@@ -89,6 +89,17 @@ struct CompletionTests {
         #expect(try bash(setup, "clickawayctl", "clickawayctl to") == ["toggle"])
     }
 
+    /// A runtime popup's template and parent may be any popup, window popups included; its
+    /// other options are offered as for any command.
+    @Test func bashCompletesEveryPopupForRuntimeTemplatesAndParents() throws {
+        let setup = try Setup()
+        for line in ["clickawayctl open --like ", "clickawayctl wait --parent ", "clickawayctl open --rect 1,2,3,4 --like "] {
+            #expect(try bash(setup, "clickawayctl", line) == ["calendar", "palette", "panel"], "\(line)")
+        }
+        #expect(try bash(setup, "clickawayctl", "clickawayctl wait --p").contains("--pid"))
+        #expect(try bash(setup, "clickawayctl", "clickawayctl wa") == ["wait"])
+    }
+
     @Test func bashCompletesTheDaemonsOptionsAndTheirValues() throws {
         let setup = try Setup()
         #expect(try bash(setup, "clickaway", "clickaway --backend ") == ["auto", "wayland", "x11-grab", "x11-shield"])

@@ -42,7 +42,7 @@ struct PackageTests {
         for file in Self.packagedFiles {
             #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent(file).path), "the package has no /\(file)")
         }
-        let recipes = try FileManager.default.contentsOfDirectory(atPath: Repository.file("config/recipes").path).filter { $0.hasSuffix(".toml") }
+        let recipes = try FileManager.default.contentsOfDirectory(atPath: Repository.file("config/recipes").path).filter { $0.hasSuffix(".toml") || $0.hasSuffix(".sh") }
         for recipe in recipes {
             #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("usr/share/clickaway/recipes/\(recipe)").path),
                     "the package has no recipe \(recipe)")

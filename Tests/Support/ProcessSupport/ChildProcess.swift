@@ -92,6 +92,12 @@ public final class ChildProcess {
     /// not exit within `limit`.
     public func signalAndWait(_ signal: Int32, within limit: Duration = .seconds(5)) -> Int32? {
         kill(pid, signal)
+        return waitForExit(within: limit)
+    }
+
+    /// Waits (bounded) for the program to exit by itself; its status as the shell reports
+    /// it, or nil when it still runs after `limit`. Does not reap it (`stop()` does).
+    public func waitForExit(within limit: Duration) -> Int32? {
         let deadline = Deadline(after: limit)
         var info = siginfo_t()
         while !deadline.hasPassed() {
