@@ -188,7 +188,7 @@ final class Terminal {
     /// Waits (10 s at most) until `text` is on the screen.
     func waitFor(_ text: String, _ what: String) throws {
         do {
-            try eventually(what, timeout: .seconds(10), every: .milliseconds(50)) { screen.contains(text) }
+            try eventually(what, timeout: .seconds(30), every: .milliseconds(50)) { screen.contains(text) }
         } catch {
             throw HarnessError("\(error); the screen:\n\(screen)")
         }

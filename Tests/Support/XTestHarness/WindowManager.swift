@@ -54,7 +54,7 @@ public final class WindowManager {
     /// Starts `kind` and returns once it manages windows with its configuration in force:
     /// it holds SubstructureRedirect on the root, a scripted configuration has run to its end,
     /// and a probe window mapped after that has been managed (WM_STATE set on it).
-    public init(_ kind: WindowManagerKind = .openbox, display: String, timeout: Duration = .seconds(20)) throws {
+    public init(_ kind: WindowManagerKind = .openbox, display: String, timeout: Duration = .seconds(40)) throws {
         self.kind = kind
         home = FileManager.default.temporaryDirectory.appendingPathComponent("clickaway-\(kind)-\(UUID().uuidString)")
         let configHome = home.appendingPathComponent(".config")
