@@ -185,7 +185,7 @@ final class Terminal {
 
     var screen: String { (try? tmux(["capture-pane", "-p"]).stdout) ?? "" }
 
-    /// Waits (10 s at most) until `text` is on the screen.
+    /// Waits (30 s at most) until `text` is on the screen.
     func waitFor(_ text: String, _ what: String) throws {
         do {
             try eventually(what, timeout: .seconds(30), every: .milliseconds(50)) { screen.contains(text) }
