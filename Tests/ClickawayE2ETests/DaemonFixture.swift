@@ -239,7 +239,7 @@ final class EventStream {
             }
             return event
         } catch let error as ControlClient.Failure {
-            throw HarnessError("no \(what): \(error)")
+            throw HarnessError("waiting for \(what): \(error)")
         }
     }
 
