@@ -63,15 +63,23 @@ public final class ChildProcess {
     /// How the program ended, once it has (not reaped, as for `isRunning`); nil while it runs.
     /// A program whose status cannot be read any more (someone else reaped it) counts as ended.
     public var exit: String? {
+        switch peekExit() {
+        case .failure(let error): return "its status could not be read: \(error)"
+        case .success(nil): return nil
+        case .success(.exited(let code)?): return "exit status \(code)"
+        case .success(.killed(let signal)?): return "signal \(signal)"
+        }
+    }
+
+    /// The program's exit without reaping it (WNOWAIT), nil while it runs.
+    private func peekExit() -> Result<ProcessExit?, Errno> {
         var info = siginfo_t()
         var result: Int32
         repeat { result = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) } while result != 0 && errno == EINTR
-        guard result == 0 else {
-            return "its status could not be read: \(String(cString: strerror(errno)))"
-        }
-        guard info._sifields._sigchld.si_pid != 0 else { return nil }
+        guard result == 0 else { return .failure(Errno(rawValue: errno)) }
+        guard info._sifields._sigchld.si_pid != 0 else { return .success(nil) }
         let status = info._sifields._sigchld.si_status
-        return info.si_code == CLD_EXITED ? "exit status \(status)" : "signal \(status)"
+        return .success(info.si_code == CLD_EXITED ? .exited(code: status) : .killed(signal: status))
     }
 
     /// The end of what the program wrote to stderr, for failure messages.
@@ -99,12 +107,8 @@ public final class ChildProcess {
     /// it, or nil when it still runs after `limit`. Does not reap it (`stop()` does).
     public func waitForExit(within limit: Duration) -> Int32? {
         let deadline = Deadline(after: limit)
-        var info = siginfo_t()
         while !deadline.hasPassed() {
-            if waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0, info._sifields._sigchld.si_pid != 0 {
-                let status = info._sifields._sigchld.si_status
-                return (info.si_code == CLD_EXITED ? ProcessExit.exited(code: status) : .killed(signal: status)).shellStatus
-            }
+            if case .success(let exit?) = peekExit() { return exit.shellStatus }
             usleep(2_000)
         }
         return nil
