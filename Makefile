@@ -5,7 +5,6 @@
 #   make install                  release build, then install under ~/.local (/usr/local as root)
 #   make uninstall                remove what install put there; your configuration stays
 #   make install BUILDDIR=DIR     install the binaries already built in DIR, building nothing
-#                                 (GENERATE_MANUAL=PATH if DIR has no generate-manual)
 #   make test                     the whole suite (debug and release builds first), then 30 s of fuzzing
 #   make deb                      a Debian package in .build/packages/
 #   make dist                     a tarball of the release binaries with an install script
@@ -17,8 +16,13 @@
 SWIFT ?= swift
 STRIP ?= strip
 # The Swift runtime linked in: the binaries run on a machine without Swift, and the daemon
-# maps less than with the shared runtime (BENCHMARKS.md, Footprint).
-STATIC ?= --static-swift-stdlib
+# maps less than with the shared runtime. So is the C++ library that runtime needs: loading
+# libstdc++.so costs 0.7 MiB of resident symbol tables, linking its few parts in 0.1 MiB.
+# The toolchain links it as -lstdc++, and a directory holding only libstdc++.a, searched
+# first, makes that the archive. No dynamic symbol table for the programs' own functions:
+# nothing looks them up. (BENCHMARKS.md, Footprint.)
+STATIC_CXX = .build/static-libstdc++
+STATIC ?= --static-swift-stdlib -Xlinker -L$(CURDIR)/$(STATIC_CXX) -Xlinker --no-export-dynamic
 # The directory holding built clickaway and clickawayctl; empty: build them first (release).
 BUILDDIR ?=
 # Where `make deb` and `make dist` put what they make.
@@ -32,13 +36,10 @@ MANDATE ?= $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 # apt-get needs root; as another user, make asks sudo.
 SUDO ?= $(if $(filter 0,$(shell id -u)),,sudo)
 RELEASE_BIN = $(shell $(SWIFT) build -c release $(STATIC) --show-bin-path)
-DEBUG_BIN = $(shell $(SWIFT) build --show-bin-path)
+# gcc's static C++ library, which the Swift toolchain's prerequisites include.
+LIBSTDCXX_A = $(shell $(CC) -print-file-name=libstdc++.a)
 # Where the staged binaries come from (evaluated when used, after the build).
 BINARY_SOURCE = $(or $(BUILDDIR),$(RELEASE_BIN))
-# argument-parser's man page writer (`make generate-manual` builds it). With BUILDDIR set,
-# make runs no swift at all, so the tests can call it while `swift test` holds .build: it is
-# then taken from BUILDDIR unless given.
-GENERATE_MANUAL ?= $(if $(BUILDDIR),$(BUILDDIR),$(DEBUG_BIN))/generate-manual
 # The variables install.sh takes, passed on when set on the command line or in the environment.
 INSTALL_VARIABLES = PREFIX DESTDIR BINDIR DATADIR MANDIR UNITDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR RECIPEDIR DOCDIR CONFIGDIR
 INSTALL_ARGUMENTS = $(foreach v,$(INSTALL_VARIABLES),$(if $(filter command line environment,$(origin $(v))),'$(v)=$($(v))'))
@@ -46,16 +47,15 @@ INSTALL_ARGUMENTS = $(foreach v,$(INSTALL_VARIABLES),$(if $(filter command line 
 FUZZ_SCRATCH ?= .build-fuzz
 
 .PHONY: build test bench bench-x11 fuzz fuzz-build clean deps build-deps check-build-deps check-test-deps binaries \
-	print-bindir generate-manual stage install uninstall deb dist
+	print-bindir stage install uninstall deb dist
 
 build: check-build-deps
 	$(SWIFT) build
 
 # The end-to-end tests run the built programs as processes, and the packaging tests the
-# release ones and the man page generator: `swift test` alone links none of them.
-test: check-test-deps
+# release ones: `swift test` alone links none of them.
+test: check-test-deps $(STATIC_CXX)/libstdc++.a
 	$(SWIFT) build
-	$(SWIFT) build --product generate-manual
 	$(SWIFT) build -c release $(STATIC)
 	CLICKAWAY_RELEASE_BIN="$(RELEASE_BIN)" $(SWIFT) test
 	$(MAKE) fuzz FUZZ_ARGS=-max_total_time=30
@@ -94,24 +94,24 @@ fuzz-build:
 clean:
 	rm -rf .build Benchmarks/.build $(FUZZ_SCRATCH)
 
-binaries: check-build-deps
+binaries: check-build-deps $(STATIC_CXX)/libstdc++.a
 	$(SWIFT) build -c release $(STATIC)
+
+$(STATIC_CXX)/libstdc++.a:
+	@case "$(LIBSTDCXX_A)" in /*) ;; *) echo "make: $(CC) finds no libstdc++.a: install your gcc's libstdc++ development package (Debian 12: libstdc++-12-dev), which the Swift toolchain needs too" >&2; exit 1 ;; esac
+	mkdir -p $(STATIC_CXX)
+	ln -sf "$(LIBSTDCXX_A)" $@
 
 print-bindir:
 	@echo "$(BINARY_SOURCE)"
 
-# argument-parser's man page writer, run on both programs (clickaway.toml(5) is man/).
-generate-manual:
-	$(SWIFT) build --product generate-manual
-
 # Everything install.sh installs, from the binaries in BINARY_SOURCE: stripped programs, the
-# man pages and completions argument-parser writes for each program (bash's are sourced, not run: no #!
-# line), the unit, recipes and docs.
-stage: $(if $(BUILDDIR),,binaries generate-manual)
+# man pages and completion scripts each program writes from its own command definitions
+# (bash's have no #! line: they are sourced), the unit, recipes and docs.
+stage: $(if $(BUILDDIR),,binaries)
 	@from="$(BINARY_SOURCE)"; for binary in clickaway clickawayctl; do \
 	    test -x "$$from/$$binary" || { echo "make: $$from/$$binary is not built (run make binaries, or set BUILDDIR to the directory holding it)" >&2; exit 1; }; \
 	done
-	@test -x "$(GENERATE_MANUAL)" || { echo "make: $(GENERATE_MANUAL) is not built (run make generate-manual, and pass GENERATE_MANUAL=\$$(swift build --show-bin-path)/generate-manual)" >&2; exit 1; }
 	rm -rf $(STAGE)
 	mkdir -p $(STAGE)/bin $(STAGE)/share/man/man1 $(STAGE)/share/man/man5 \
 	    $(STAGE)/share/bash-completion/completions $(STAGE)/share/zsh/site-functions \
@@ -119,12 +119,10 @@ stage: $(if $(BUILDDIR),,binaries generate-manual)
 	    $(STAGE)/share/clickaway/recipes $(STAGE)/share/doc/clickaway
 	set -e; for binary in clickaway clickawayctl; do \
 	    $(STRIP) --remove-section=.comment --remove-section=.note -o $(STAGE)/bin/$$binary "$(BINARY_SOURCE)/$$binary"; \
-	    $(STAGE)/bin/$$binary --generate-completion-script bash | sed '1{/^#!/d;}' >$(STAGE)/share/bash-completion/completions/$$binary; \
+	    $(STAGE)/bin/$$binary --generate-completion-script bash >$(STAGE)/share/bash-completion/completions/$$binary; \
 	    $(STAGE)/bin/$$binary --generate-completion-script zsh >$(STAGE)/share/zsh/site-functions/_$$binary; \
 	    $(STAGE)/bin/$$binary --generate-completion-script fish >$(STAGE)/share/fish/vendor_completions.d/$$binary.fish; \
-	done
-	set -e; for binary in clickaway clickawayctl; do \
-	    "$(GENERATE_MANUAL)" $(STAGE)/bin/$$binary --date $(MANDATE) --output-directory $(STAGE)/share/man/man1; \
+	    $(STAGE)/bin/$$binary --generate-manual --date $(MANDATE) >$(STAGE)/share/man/man1/$$binary.1; \
 	done
 	cp man/clickaway.toml.5 $(STAGE)/share/man/man5/
 	cp systemd/clickaway.service $(STAGE)/share/systemd/user/

@@ -12,7 +12,6 @@ let package = Package(
         .library(name: "ClickawayConfig", targets: ["ClickawayConfig"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -50,14 +49,14 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
+        // Commands, options and arguments read from the command line, with the help, man pages
+        // and shell completions written from the same definitions; no Foundation.
+        .target(name: "ClickawayCommandLine", dependencies: ["ClickawaySystem"]),
         // The two programs: command lines only.
-        .executableTarget(name: "clickaway", dependencies: [
-            "ClickawayCore", "ClickawayDaemon",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        .executableTarget(name: "clickaway", dependencies: ["ClickawayCore", "ClickawayDaemon", "ClickawayCommandLine"]),
         .executableTarget(name: "clickawayctl", dependencies: [
             "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayX11", "ClickawayTOML", "ClickawaySystem", "ClickawayJSON",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "ClickawayCommandLine",
         ]),
         .testTarget(name: "ClickawayCoreTests", dependencies: [
             "ClickawayCore",
@@ -125,6 +124,11 @@ let package = Package(
         ]),
         // The control protocol's types, and the README and bench/clickbench.c held to them.
         .testTarget(name: "ClickawayControlTests", dependencies: ["ClickawayControl", "ClickawayCore", "ClickawayJSON"]),
+        // Options, arguments and subcommands read, and the help, man pages and completion
+        // scripts written from them.
+        .testTarget(name: "ClickawayCommandLineTests", dependencies: [
+            "ClickawayCommandLine", "ProcessSupport", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
         // The system layer's parts, without X or Wayland.
         .testTarget(name: "ClickawaySystemTests", dependencies: [
             "ClickawaySystem", .product(name: "SystemPackage", package: "swift-system"),

@@ -1,4 +1,4 @@
-import ArgumentParser
+import ClickawayCommandLine
 import ClickawayCore
 import ClickawayDaemon
 
@@ -25,7 +25,7 @@ struct Clickaway: ParsableCommand {
         version: "clickaway \(clickawayVersion)")
 
     @Option(name: .long, help: ArgumentHelp("Read this file instead of config.toml and conf.d/*.toml.", valueName: "file"),
-            completion: .file(extensions: ["toml"]))
+            completion: .file(extension: "toml"))
     var config: String?
 
     @Option(name: .long, help: """

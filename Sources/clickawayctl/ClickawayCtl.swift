@@ -1,4 +1,4 @@
-import ArgumentParser
+import ClickawayCommandLine
 import ClickawayConfig
 import ClickawayControl
 import ClickawayCore
@@ -27,10 +27,10 @@ extension CompletionKind {
     /// The `rect` popups of the configuration file (the XDG lookup), the names open, close
     /// and toggle take. Read offline, without the daemon; a configuration with errors
     /// completes nothing.
-    static var rectPopupNames: CompletionKind { .custom { _, _, _ in configuredPopupNames(rectOnly: true) } }
+    static var rectPopupNames: CompletionKind { .custom("rect-popups") { configuredPopupNames(rectOnly: true) } }
 
     /// Every popup of the configuration file, for `hit --open`.
-    static var popupNames: CompletionKind { .custom { _, _, _ in configuredPopupNames(rectOnly: false) } }
+    static var popupNames: CompletionKind { .custom("popups") { configuredPopupNames(rectOnly: false) } }
 
     private static func configuredPopupNames(rectOnly: Bool) -> [String] {
         guard let loaded = try? ConfigLoader.load(file: nil, environment: processEnvironment()) else { return [] }
@@ -51,7 +51,7 @@ struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Validate a configuration file (default: config.toml and conf.d/*.toml).")
 
-    @Argument(help: "The file to check instead of the XDG lookup.", completion: .file(extensions: ["toml"]))
+    @Argument(help: "The file to check instead of the XDG lookup.", completion: .file(extension: "toml"))
     var file: String?
 
     func run() throws {
@@ -78,7 +78,7 @@ struct Hit: ParsableCommand {
             """)
 
     @Option(name: .long, help: "Explain offline against this file (--open alone uses the XDG lookup).",
-            completion: .file(extensions: ["toml"]))
+            completion: .file(extension: "toml"))
     var config: String?
 
     @Option(name: .long, help: "Mark a popup open: NAME, or NAME=X,Y,W,H for a window popup.", completion: .popupNames)

@@ -1,4 +1,4 @@
-import ArgumentParser
+import ClickawayCommandLine
 import ClickawayControl
 import ClickawayJSON
 import ClickawaySystem

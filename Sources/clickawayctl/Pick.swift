@@ -1,4 +1,4 @@
-import ArgumentParser
+import ClickawayCommandLine
 import ClickawayConfig
 import ClickawayJSON
 import ClickawayX11

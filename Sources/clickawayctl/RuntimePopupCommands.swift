@@ -1,4 +1,4 @@
-import ArgumentParser
+import ClickawayCommandLine
 import ClickawayControl
 import ClickawayCore
 import ClickawayJSON
@@ -145,14 +145,22 @@ struct RuntimePopupOptions: ParsableArguments {
 }
 
 extension String {
+    /// Every `target` replaced, scanning by hand: `firstRange(of:)` would link the regex
+    /// runtime (1.2 MB) for this one use.
     func replacingAll(_ target: String, with replacement: String) -> String {
+        guard !target.isEmpty else { return self }
         var result = ""
         var rest = self[...]
-        while let range = rest.firstRange(of: target) {
-            result += rest[..<range.lowerBound] + replacement
-            rest = rest[range.upperBound...]
+        while let next = rest.first {
+            if rest.hasPrefix(target) {
+                result += replacement
+                rest = rest.dropFirst(target.count)
+            } else {
+                result.append(next)
+                rest = rest.dropFirst()
+            }
         }
-        return result + rest
+        return result
     }
 }
 

@@ -16,6 +16,9 @@ class DaemonRun {
     let runtimeDirectory: URL
     let configPath: String
     private(set) var daemon: ChildProcess?
+    /// Where `clickaway` and `clickawayctl` are run from: the debug build beside the tests,
+    /// unless a test sets another (the release build).
+    var programs: URL = DaemonRun.buildDirectory
 
     static var buildDirectory: URL {
         URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
@@ -55,7 +58,7 @@ class DaemonRun {
     /// under this fixture's directory (XDG_CONFIG_HOME).
     func startDaemon(extraArguments: [String] = [], extraEnvironment: [String: String] = [:],
                      useConfigFile: Bool = true) throws {
-        let binary = Self.buildDirectory.appendingPathComponent("clickaway").path
+        let binary = programs.appendingPathComponent("clickaway").path
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw HarnessError("\(binary) is not built: run `swift build` before `swift test` (`make test` does both)")
         }
@@ -208,7 +211,7 @@ extension ProgramRun {
 extension DaemonRun {
     /// Runs the built `clickawayctl` against this fixture's daemon and display.
     func ctl(_ arguments: [String]) throws -> ProgramRun {
-        try ProgramRun.run([Self.buildDirectory.appendingPathComponent("clickawayctl").path] + arguments, environment: environment)
+        try ProgramRun.run([programs.appendingPathComponent("clickawayctl").path] + arguments, environment: environment)
     }
 
     /// A `monitor` subscription: the events the daemon sends from now on.

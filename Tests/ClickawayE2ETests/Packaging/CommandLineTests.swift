@@ -3,8 +3,8 @@ import ProcessSupport
 import Testing
 import XTestHarness
 
-/// The daemon's command line (argument-parser, its enums checked as it reads them) and one
-/// version for both programs.
+/// The daemon's command line (its enums checked as it reads them) and one version for both
+/// programs.
 @Suite("Command lines")
 struct CommandLineTests {
     static let daemon = DaemonFixture.buildDirectory.appendingPathComponent("clickaway").path

@@ -112,20 +112,20 @@ struct CompletionTests {
     @Test func customCompletionReadsTheConfigurationAndSurvivesABrokenOne() throws {
         let setup = try Setup()
         let ctl = setup.bin.appendingPathComponent("clickawayctl").path
-        let names = try CommandRun.run([ctl, "---completion", "close", "--", "positional@0", "2", "0", ctl, "close", ""],
-                                       environment: setup.environment)
+        let names = try CommandRun.run([ctl, "---completion", "rect-popups"], environment: setup.environment)
         #expect(names.status == 0 && names.stdout == "panel\npalette\n", "\(names.output)")
+        let all = try CommandRun.run([ctl, "---completion", "popups"], environment: setup.environment)
+        #expect(all.status == 0 && all.stdout == "panel\npalette\ncalendar\n", "\(all.output)")
 
         let broken = try Setup(config: "[[popup]]\nname = 1\n")
-        let none = try CommandRun.run([ctl, "---completion", "close", "--", "positional@0", "2", "0", ctl, "close", ""],
-                                      environment: broken.environment)
+        let none = try CommandRun.run([ctl, "---completion", "rect-popups"], environment: broken.environment)
         #expect(none.status == 0 && none.stdout.isEmpty, "\(none.output)")
     }
 
     @Test func fishCompletesPopupNamesAndTheDaemonsOptions() throws {
         let setup = try Setup()
         let ctlScript = try setup.script("clickawayctl", "fish"), daemonScript = try setup.script("clickaway", "fish")
-        // argument-parser's scripts read the command line, which only an interactive fish has.
+        // The scripts read the command line, which only an interactive fish has.
         let terminal = try Terminal(["fish", "--no-config", "-C",
                                      "function fish_prompt; echo 'ready> '; end; source \(ctlScript); source \(daemonScript)"],
                                     environment: setup.environment)

@@ -4,8 +4,8 @@ import ProcessSupport
 import Testing
 import XTestHarness
 
-/// The man pages: clickaway(1) and clickawayctl(1) are generated from the programs by
-/// argument-parser's generate-manual, as `make install` does; clickaway.toml(5) is written by
+/// The man pages: clickaway(1) and clickawayctl(1) are written by the programs from their
+/// command definitions (`--generate-manual`), as `make install` does; clickaway.toml(5) is written by
 /// hand in man/ and kept to the README's configuration reference and to the loader.
 @Suite("Man pages")
 struct ManualPageTests {
@@ -20,13 +20,11 @@ struct ManualPageTests {
         let scratch = try scratchDirectory("man")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let built = DaemonFixture.buildDirectory
-        let generator = built.appendingPathComponent("generate-manual").path
-        try #require(FileManager.default.isExecutableFile(atPath: generator),
-                     "\(generator) is not built: `make test` builds it (swift build --product generate-manual)")
-        let run = try CommandRun.run([generator, built.appendingPathComponent(program).path,
-                                      "--date", "2026-01-01", "--output-directory", scratch.path])
-        try #require(run.status == 0, "generate-manual failed: \(run.output)")
+        let run = try CommandRun.run([built.appendingPathComponent(program).path, "--generate-manual", "--date", "2026-01-01"])
+        try #require(run.status == 0 && run.stdout.hasPrefix(".\\\""), "\(program) --generate-manual failed: \(run.output)")
+        #expect(run.stdout.contains(".Dd January 1, 2026\n"), "the page does not carry the date given")
         let page = scratch.appendingPathComponent("\(program).1").path
+        try TestFiles.write(run.stdout, to: page)
         try expectRendersCleanly(page)
         let source = try String(contentsOfFile: page, encoding: .utf8)
         let help = try CommandRun.run([built.appendingPathComponent(program).path, "--help"])

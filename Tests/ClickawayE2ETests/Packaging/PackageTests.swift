@@ -114,8 +114,6 @@ struct PackageTests {
         let run = try CommandRun.run([
             "make", "--no-print-directory", "-C", Repository.root.path, target, "BUILDDIR=\(try Repository.releaseBinaries().path)",
             "STAGE=\(scratch.appendingPathComponent("stage").path)", "PACKAGEDIR=\(scratch.appendingPathComponent("packages").path)",
-            // The debug build's: make runs no swift while `swift test` holds .build.
-            "GENERATE_MANUAL=\(DaemonFixture.buildDirectory.appendingPathComponent("generate-manual").path)",
         ], environment: environment)
         try #require(run.status == 0, "make \(target) failed (\(run.status)):\n\(run.output)")
         let made = run.stdout.split(separator: "\n").last.map(String.init) ?? ""

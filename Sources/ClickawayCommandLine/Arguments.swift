@@ -1,0 +1,319 @@
+/// What help, the man page and the completion scripts say about an option or argument.
+public struct ArgumentHelp: ExpressibleByStringInterpolation, Sendable {
+    public var text: String
+    /// The word standing for the value: `--config <file>`. Default: the option's name.
+    public var valueName: String?
+
+    public init(_ text: String, valueName: String? = nil) {
+        self.text = text
+        self.valueName = valueName
+    }
+
+    public init(stringLiteral text: String) { self.init(text) }
+}
+
+/// How an option is spelt: `--` and the property's name in kebab case, or a name of its own.
+public enum NameSpecification: Sendable {
+    case long
+    case customLong(String)
+}
+
+/// `--name` and `--no-name` for a flag that may also be left unset.
+public enum FlagInversion: Sendable {
+    case prefixedNo
+}
+
+/// Where an array argument's words come from.
+public enum ArgumentArrayParsingStrategy: Sendable {
+    /// Every word after `--`.
+    case postTerminator
+}
+
+/// What a shell offers for a value, besides an enum's values.
+public enum CompletionKind: Sendable {
+    /// File names ending in `.extension`, and directories.
+    case file(extension: String)
+    /// Words the program prints when the scripts run `PROGRAM ---completion NAME`: read when
+    /// Tab is pressed, e.g. the popup names of the configuration.
+    case custom(String, @Sendable () -> [String])
+}
+
+/// One option, flag or positional argument, as the parser, help, the man page and the
+/// completion scripts see it.
+struct ArgumentDefinition {
+    enum Kind: Equatable {
+        /// `--name value`, `--name=value`.
+        case option
+        /// `--name`, with `--no-name` when invertible.
+        case flag(invertible: Bool)
+        /// A word in its place.
+        case positional
+        /// Every word after `--`.
+        case postTerminator
+    }
+
+    var kind: Kind
+    /// Without dashes: `log-level`. For positionals the value name.
+    var name: String
+    var valueName: String
+    var help: String
+    /// An enum's values, offered and checked.
+    var allowedValues: [String]
+    /// "(default: …)" in help; nil when there is none worth showing.
+    var defaultDescription: String?
+    var completion: CompletionKind?
+    var isRepeated: Bool
+    /// Whether the command line may leave it out.
+    var isOptional: Bool
+
+    var spelling: String { "--" + name }
+
+    /// `--config <file>`, `<x>`, `--escape/--no-escape`: how errors and help name it.
+    var synopsis: String {
+        switch kind {
+        case .option: "\(spelling) <\(valueName)>"
+        case .flag(let invertible): invertible ? "\(spelling)/--no-\(name)" : spelling
+        case .positional: "<\(valueName)>"
+        case .postTerminator: "-- <\(valueName)>"
+        }
+    }
+
+    var takesValue: Bool { kind == .option }
+}
+
+/// A property wrapper the parser fills in: it describes itself and takes the words given.
+protocol ArgumentStorage: AnyObject {
+    /// `propertyName` is the property's name, without the wrapper's underscore.
+    func definition(propertyName: String) -> ArgumentDefinition
+    /// One value word; false when the word is not a value of the property's type.
+    func take(_ word: String) -> Bool
+    /// A flag given as `--name` (true) or `--no-name` (false).
+    func set(_ flag: Bool)
+    /// Whether the command line gave it.
+    var isGiven: Bool { get }
+}
+
+/// An `@OptionGroup`: its own wrappers are the command's too.
+protocol ArgumentGroup: AnyObject {
+    var arguments: ParsableArguments { get }
+}
+
+/// `--log-level` from `logLevel`.
+func kebabCase(_ name: String) -> String {
+    var result = ""
+    for character in name {
+        if character.isUppercase {
+            result += "-" + character.lowercased()
+        } else {
+            result.append(character)
+        }
+    }
+    return result
+}
+
+/// An option: `--name value` or `--name=value`. Optional, with a default, required, or
+/// repeated (an array).
+@propertyWrapper
+public final class Option<Value>: ArgumentStorage {
+    private var given: Value?
+    private let initial: Value?
+    private let name: NameSpecification
+    private let help: ArgumentHelp?
+    private let completion: CompletionKind?
+    private let allowedValues: [String]
+    private let defaultDescription: String?
+    private let isRepeated: Bool
+    private let accept: (Value?, String) -> Value?
+
+    public var wrappedValue: Value {
+        guard let value = given ?? initial else { preconditionFailure("--\(name) was required and the parser let it go") }
+        return value
+    }
+
+    private init(initial: Value?, name: NameSpecification, help: ArgumentHelp?, completion: CompletionKind?,
+                 allowedValues: [String], defaultDescription: String?, isRepeated: Bool, accept: @escaping (Value?, String) -> Value?) {
+        self.initial = initial
+        self.name = name
+        self.help = help
+        self.completion = completion
+        self.allowedValues = allowedValues
+        self.defaultDescription = defaultDescription
+        self.isRepeated = isRepeated
+        self.accept = accept
+    }
+
+    func definition(propertyName: String) -> ArgumentDefinition {
+        let long: String
+        switch name {
+        case .long: long = kebabCase(propertyName)
+        case .customLong(let custom): long = custom
+        }
+        return ArgumentDefinition(kind: .option, name: long, valueName: help?.valueName ?? long, help: help?.text ?? "",
+                                  allowedValues: allowedValues, defaultDescription: defaultDescription, completion: completion,
+                                  isRepeated: isRepeated, isOptional: initial != nil)
+    }
+
+    func take(_ word: String) -> Bool {
+        guard let value = accept(given, word) else { return false }
+        given = value
+        return true
+    }
+
+    func set(_ flag: Bool) {}
+
+    var isGiven: Bool { given != nil }
+}
+
+extension Option where Value: ExpressibleByArgument {
+    /// An option with a default: help shows it.
+    public convenience init(wrappedValue: Value, name: NameSpecification = .long, help: ArgumentHelp? = nil,
+                            completion: CompletionKind? = nil) {
+        self.init(initial: wrappedValue, name: name, help: help, completion: completion, allowedValues: Value.allValueStrings,
+                  defaultDescription: wrappedValue.defaultValueDescription, isRepeated: false) { _, word in Value(argument: word) }
+    }
+
+    /// An option the command line must give.
+    public convenience init(name: NameSpecification = .long, help: ArgumentHelp? = nil, completion: CompletionKind? = nil) {
+        self.init(initial: nil, name: name, help: help, completion: completion, allowedValues: Value.allValueStrings,
+                  defaultDescription: nil, isRepeated: false) { _, word in Value(argument: word) }
+    }
+}
+
+extension Option {
+    /// An option that may be left out: nil then.
+    public convenience init<Element: ExpressibleByArgument>(name: NameSpecification = .long, help: ArgumentHelp? = nil,
+                                                            completion: CompletionKind? = nil) where Value == Element? {
+        self.init(initial: .some(nil), name: name, help: help, completion: completion, allowedValues: Element.allValueStrings,
+                  defaultDescription: nil, isRepeated: false) { _, word in Element(argument: word).map { Optional.some($0) } }
+    }
+
+    /// An option given any number of times, each value appended.
+    public convenience init<Element: ExpressibleByArgument>(wrappedValue: [Element], name: NameSpecification = .long,
+                                                            help: ArgumentHelp? = nil, completion: CompletionKind? = nil)
+    where Value == [Element] {
+        self.init(initial: wrappedValue, name: name, help: help, completion: completion, allowedValues: Element.allValueStrings,
+                  defaultDescription: nil, isRepeated: true) { sofar, word in Element(argument: word).map { (sofar ?? []) + [$0] } }
+    }
+}
+
+/// A flag: `--name` alone, true when given; or `--name`/`--no-name`, nil when neither is.
+@propertyWrapper
+public final class Flag<Value>: ArgumentStorage {
+    private var given: Bool?
+    private let name: NameSpecification
+    private let help: ArgumentHelp?
+    private let invertible: Bool
+    private let value: (Bool?) -> Value
+
+    public var wrappedValue: Value { value(given) }
+
+    private init(name: NameSpecification, help: ArgumentHelp?, invertible: Bool, value: @escaping (Bool?) -> Value) {
+        self.name = name
+        self.help = help
+        self.invertible = invertible
+        self.value = value
+    }
+
+    func definition(propertyName: String) -> ArgumentDefinition {
+        let long: String
+        switch name {
+        case .long: long = kebabCase(propertyName)
+        case .customLong(let custom): long = custom
+        }
+        return ArgumentDefinition(kind: .flag(invertible: invertible), name: long, valueName: long, help: help?.text ?? "",
+                                  allowedValues: [], defaultDescription: nil, completion: nil, isRepeated: false, isOptional: true)
+    }
+
+    func take(_ word: String) -> Bool { false }
+
+    func set(_ flag: Bool) { given = flag }
+
+    var isGiven: Bool { given != nil }
+}
+
+extension Flag where Value == Bool {
+    public convenience init(wrappedValue: Bool, name: NameSpecification = .long, help: ArgumentHelp? = nil) {
+        self.init(name: name, help: help, invertible: false) { $0 ?? wrappedValue }
+    }
+}
+
+extension Flag where Value == Bool? {
+    public convenience init(name: NameSpecification = .long, inversion: FlagInversion, help: ArgumentHelp? = nil) {
+        self.init(name: name, help: help, invertible: true) { $0 }
+    }
+}
+
+/// A positional argument: required, optional, or every word after `--`.
+@propertyWrapper
+public final class Argument<Value>: ArgumentStorage {
+    private var given: Value?
+    private let initial: Value?
+    private let help: ArgumentHelp?
+    private let completion: CompletionKind?
+    private let allowedValues: [String]
+    private let kind: ArgumentDefinition.Kind
+    private let accept: (Value?, String) -> Value?
+
+    public var wrappedValue: Value {
+        guard let value = given ?? initial else { preconditionFailure("a required argument was left out and the parser let it go") }
+        return value
+    }
+
+    private init(initial: Value?, help: ArgumentHelp?, completion: CompletionKind?, allowedValues: [String],
+                 kind: ArgumentDefinition.Kind, accept: @escaping (Value?, String) -> Value?) {
+        self.initial = initial
+        self.help = help
+        self.completion = completion
+        self.allowedValues = allowedValues
+        self.kind = kind
+        self.accept = accept
+    }
+
+    func definition(propertyName: String) -> ArgumentDefinition {
+        let valueName = help?.valueName ?? kebabCase(propertyName)
+        return ArgumentDefinition(kind: kind, name: valueName, valueName: valueName, help: help?.text ?? "",
+                                  allowedValues: allowedValues, defaultDescription: nil, completion: completion,
+                                  isRepeated: kind == .postTerminator, isOptional: initial != nil)
+    }
+
+    func take(_ word: String) -> Bool {
+        guard let value = accept(given, word) else { return false }
+        given = value
+        return true
+    }
+
+    func set(_ flag: Bool) {}
+
+    var isGiven: Bool { given != nil }
+}
+
+extension Argument where Value: ExpressibleByArgument {
+    public convenience init(help: ArgumentHelp? = nil, completion: CompletionKind? = nil) {
+        self.init(initial: nil, help: help, completion: completion, allowedValues: Value.allValueStrings,
+                  kind: .positional) { _, word in Value(argument: word) }
+    }
+}
+
+extension Argument {
+    public convenience init<Element: ExpressibleByArgument>(help: ArgumentHelp? = nil, completion: CompletionKind? = nil)
+    where Value == Element? {
+        self.init(initial: .some(nil), help: help, completion: completion, allowedValues: Element.allValueStrings,
+                  kind: .positional) { _, word in Element(argument: word).map { Optional.some($0) } }
+    }
+
+    public convenience init<Element: ExpressibleByArgument>(wrappedValue: [Element], parsing: ArgumentArrayParsingStrategy,
+                                                            help: ArgumentHelp? = nil) where Value == [Element] {
+        self.init(initial: wrappedValue, help: help, completion: nil, allowedValues: [],
+                  kind: .postTerminator) { sofar, word in Element(argument: word).map { (sofar ?? []) + [$0] } }
+    }
+}
+
+/// The options of another `ParsableArguments`, shared by several commands.
+@propertyWrapper
+public final class OptionGroup<Value: ParsableArguments>: ArgumentGroup {
+    public var wrappedValue: Value
+
+    public init() { wrappedValue = Value() }
+
+    var arguments: ParsableArguments { wrappedValue }
+}

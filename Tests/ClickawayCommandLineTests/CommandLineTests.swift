@@ -1,0 +1,196 @@
+@testable import ClickawayCommandLine
+import Foundation
+import ProcessSupport
+import PropertyBased
+import Testing
+
+enum Colour: String, CaseIterable, ExpressibleByArgument {
+    case red, green
+}
+
+/// Every kind of option and argument the programs use.
+struct Sample: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sample", abstract: "A sample command.", discussion: "First paragraph.\nSecond paragraph.",
+        version: "sample 1.0")
+
+    @Option(help: ArgumentHelp("A file.", valueName: "file"), completion: .file(extension: "toml")) var config: String?
+    @Option(help: "A colour.") var colour: Colour = .red
+    @Option(name: .customLong("at-ms"), help: "When, in milliseconds.") var atMs: Int64 = 5
+    @Option(help: "Repeated.") var tag: [String] = []
+    @Option(help: ArgumentHelp("A macro-like value name.", valueName: "Ar")) var odd: String?
+    @Flag(help: "Print JSON.") var json = false
+    @Flag(inversion: .prefixedNo, help: "Whether Escape counts.") var escape: Bool?
+    @Argument(help: "A coordinate.") var x: Int32
+    @Argument(help: "A name.", completion: .custom("names") { ["alpha", "beta"] }) var name: String?
+    @Argument(parsing: .postTerminator, help: ArgumentHelp("A command.", valueName: "command")) var command: [String] = []
+}
+
+/// A program with subcommands and a shared group of options.
+struct Tool: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "tool", abstract: "A tool.", version: "tool 2.0",
+                                                    subcommands: [Sample.self, Shared.self])
+}
+
+struct Place: ParsableArguments {
+    @Option(help: "Where.") var rect: String?
+    func validate() throws {
+        if rect == "bad" { throw ValidationError("--rect is bad") }
+    }
+}
+
+struct Shared: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Uses a group.")
+    @OptionGroup var place: Place
+    @Flag(help: "Loud.") var loud = false
+}
+
+/// A new empty directory; the caller removes it.
+private func scratchDirectory(_ name: String) throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("clickaway-\(name)-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// A program from PATH run to its end.
+private func run(_ arguments: [String]) throws -> ProgramRun {
+    try ProgramRun.run(["/usr/bin/env"] + arguments, environment: ProcessInfo.processInfo.environment)
+}
+
+/// Parses `words` into a new Sample; the usage error's message when there is one.
+private func parse(_ words: [String]) -> (Sample, String?) {
+    let sample = Sample()
+    do {
+        try CommandLineParser(bindings: Bindings(sample)).parse(words)
+        return (sample, nil)
+    } catch {
+        return (sample, error.message)
+    }
+}
+
+@Suite("Command line: parsing")
+struct ParsingTests {
+    @Test func defaultsWhenOnlyTheRequiredArgumentIsGiven() {
+        let (s, error) = parse(["1"])
+        #expect(error == nil)
+        #expect(s.config == nil && s.colour == .red && s.atMs == 5 && s.tag.isEmpty && !s.json && s.escape == nil)
+        #expect(s.x == 1 && s.name == nil && s.command.isEmpty)
+    }
+
+    @Test func everySpellingReachesItsProperty() {
+        let (s, error) = parse(["--config=a.toml", "--colour", "green", "--at-ms", "7", "--tag", "a", "--tag=b", "--json",
+                                "--no-escape", "-5", "n", "--", "echo", "--x", "-h"])
+        #expect(error == nil)
+        #expect(s.config == "a.toml" && s.colour == .green && s.atMs == 7 && s.tag == ["a", "b"] && s.json && s.escape == false)
+        #expect(s.x == -5 && s.name == "n" && s.command == ["echo", "--x", "-h"])
+        #expect(parse(["--escape", "1"]).0.escape == true)
+        // A later value of a single option replaces the earlier one.
+        #expect(parse(["--colour", "green", "--colour=red", "1"]).0.colour == .red)
+    }
+
+    @Test(arguments: [
+        (["--color", "red", "1"], "Unknown option '--color'"),
+        (["--color=red", "1"], "Unknown option '--color'"),
+        (["-x", "1"], "Unknown option '-x'"),
+        (["--colour", "blue", "1"], "The value 'blue' is invalid for '--colour <colour>'. Please provide one of 'red' or 'green'."),
+        (["--at-ms", "soon", "1"], "The value 'soon' is invalid for '--at-ms <at-ms>'."),
+        (["--config"], "Missing value for '--config <file>'"),
+        (["--config", "--json", "1"], "Missing value for '--config <file>'"),
+        ([], "Missing expected argument '<x>'"),
+        (["1", "n", "extra"], "Unexpected argument 'extra'"),
+        (["--json=yes", "1"], "The flag '--json' takes no value"),
+        (["--no-json", "1"], "Unknown option '--no-json'"),
+        (["one"], "The value 'one' is invalid for '<x>'."),
+        (["99999999999"], "The value '99999999999' is invalid for '<x>'."),
+    ])
+    func usageErrorsSayWhatIsWrong(_ words: [String], _ message: String) {
+        #expect(parse(words).1 == message, "\(words)")
+    }
+
+    @Test func optionGroupsParseAndValidateWithTheirCommand() {
+        let program = CommandLineProgram(root: Tool.self)
+        #expect(program.run(["shared", "--rect", "1,2,3,4", "--loud"]) == 0)
+        #expect(program.run(["shared", "--rect", "bad"]) == 64)
+        #expect(program.run(["shared", "--unknown"]) == 64)
+        #expect(program.run(["nonsense"]) == 64)
+        #expect(program.run(["help", "nonsense"]) == 64)
+        #expect(program.run(["help", "shared"]) == 0)
+        #expect(program.run(["sample", "--help"]) == 0)
+        #expect(program.run(["--version"]) == 0)
+        // --version is the program's, not a subcommand's.
+        #expect(program.run(["sample", "--version", "1"]) == 64)
+    }
+
+    /// Whatever the words, parsing ends with values or a usage error, and every value the
+    /// command then reads is there.
+    @Test func anyWordsParseOrSayWhy() async {
+        let words = Gen<String?>.element(of: [
+            "--config", "--config=", "--colour", "--colour=green", "red", "--at-ms", "-1", "1", "--tag", "--json", "--json=",
+            "--escape", "--no-escape", "--", "-", "-h=", "---", "--no-", "=", "", "x", "--odd", "Ar",
+        ]).map { $0 ?? "" }
+        await propertyCheck(count: 2000, input: words.array(of: 0...10)) { words in
+            let (s, error) = parse(words)
+            if error == nil {
+                _ = (s.config, s.colour, s.atMs, s.tag, s.json, s.escape, s.x, s.name, s.command, s.odd)
+            } else {
+                #expect(!(error ?? "").isEmpty)
+            }
+        }
+    }
+}
+
+@Suite("Command line: help, man pages and completions")
+struct WritingTests {
+    @Test func helpListsEverythingInEightyColumns() {
+        let help = HelpText.help(CommandNode(Sample.self))
+        for line in help.split(separator: "\n") { #expect(line.count <= 80, "\(line)") }
+        for text in ["OVERVIEW: A sample command.", "First paragraph.\n\nSecond paragraph.", "USAGE: sample [--config <file>]",
+                     "  --colour <colour>       A colour. (values: red, green) (default: red)", "[--tag <tag> ...]",
+                     "  --escape/--no-escape    Whether Escape counts.", "  <x>                     A coordinate.",
+                     "[-- <command> ...]", "  --version               Show the version.", "  -h, --help              Show help information."] {
+            #expect(help.contains(text), "help lacks \(text):\n\(help)")
+        }
+        let tool = HelpText.help(CommandNode(Tool.self))
+        #expect(tool.contains("USAGE: tool <subcommand>") && tool.contains("SUBCOMMANDS:\n  sample                  A sample command.\n  shared"))
+    }
+
+    @Test func manualPageRendersWithoutWarnings() throws {
+        let date = try #require(ManualDate("2026-02-03"))
+        for root in [CommandNode(Sample.self), CommandNode(Tool.self)] {
+            let page = ManualPage.page(for: root, date: date)
+            #expect(page.contains(".Dd February 3, 2026\n.Dt \(root.name.uppercased()) 1\n"))
+            let scratch = try scratchDirectory("manual")
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            let path = scratch.appendingPathComponent("\(root.name).1").path
+            try TestFiles.write(page, to: path)
+            let groff = try run(["groff", "-ww", "-z", "-mandoc", path])
+            #expect(groff.status == 0 && groff.stderr.isEmpty, "groff on \(root.name).1: \(groff.output)\n\(page)")
+        }
+        let sample = ManualPage.page(for: CommandNode(Sample.self), date: date)
+        // A value named like an mdoc macro is escaped, or it would be read as one.
+        #expect(sample.contains(".It Fl -odd Ar \\&Ar\n") && sample.contains(".It Fl -escape | Fl -no-escape\n"))
+        #expect(ManualDate("2026-13-01") == nil && ManualDate("yesterday") == nil)
+    }
+
+    /// Each shell reads the scripts without a syntax error (running them is CompletionTests').
+    @Test(arguments: Shell.allCases)
+    func completionScriptsAreValidShell(_ shell: Shell) throws {
+        let scratch = try scratchDirectory("completion-syntax")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        for root in [CommandNode(Sample.self), CommandNode(Tool.self)] {
+            let path = scratch.appendingPathComponent("\(root.name).\(shell.rawValue)").path
+            try TestFiles.write(CompletionScript.script(for: root, shell: shell), to: path)
+            let check = switch shell {
+            case .bash: try run(["bash", "-n", path])
+            case .zsh: try run(["zsh", "-n", path])
+            case .fish: try run(["fish", "--no-execute", path])
+            }
+            #expect(check.status == 0 && check.stderr.isEmpty, "\(shell) on \(root.name)'s script: \(check.output)")
+        }
+    }
+
+    @Test func customCompletionsAreFoundByName() {
+        #expect(CompletionScript.customWords("names", in: CommandNode(Tool.self)) == ["alpha", "beta"])
+        #expect(CompletionScript.customWords("nothing", in: CommandNode(Tool.self)).isEmpty)
+    }
+}
