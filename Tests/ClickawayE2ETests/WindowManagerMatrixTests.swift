@@ -229,6 +229,7 @@ private final class MatrixRun {
         let yad = try ChildProcess(["yad", "--fixed", "--class=YadPop", "--geometry=300x150+100+100",
                                     "--text=clickaway", "--no-buttons"], environment: environment)
         defer { yad.stop() }
+        try awaitViewableClient(class: "YadPop", of: yad)
         let opened = try awaitEvent(.opened, popup: "yad")
         let window = try #require(opened["window"]?.stringValue.flatMap { UInt32($0.dropFirst(2), radix: 16) })
         let x = f.client.connection
@@ -243,6 +244,23 @@ private final class MatrixRun {
         try f.click(point.x, point.y, button: button)
         _ = try awaitEvent(.closed, popup: "yad")
         try waitUntil("yad to exit after WM_DELETE_WINDOW", timeout: .seconds(10)) { !yad.isRunning }
+    }
+
+    /// A GTK program's start, which on a loaded machine (two suites of 13 managers, each
+    /// starting yad at once) took longer than the 10 s the daemon has to announce a window:
+    /// wait for the window itself first, as long as for a window manager's start, so the
+    /// daemon's own bound counts from when there is a window to see.
+    func awaitViewableClient(class windowClass: String, of program: ChildProcess) throws {
+        let x = f.client.connection
+        try eventually("a viewable \(windowClass) window of pid \(program.pid)",
+                       timeout: .seconds(40), every: .milliseconds(20)) {
+            guard program.isRunning else { throw HarnessError("pid \(program.pid) exited before showing a window\n\(program.logTail)") }
+            return try x.queryTree(x.root).children.contains { top in
+                guard (try? x.getWindowAttributes(top).mapState) == .viewable,
+                      let client = try? x.findClient(of: top).client else { return false }
+                return (try? x.wmClass(client))??.windowClass == windowClass
+            }
+        }
     }
 
     func nothingIsLeftGrabbedOrFrozen() throws {
