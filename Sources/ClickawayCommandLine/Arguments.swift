@@ -111,71 +111,109 @@ func kebabCase(_ name: String) -> String {
     return result
 }
 
-/// An option: `--name value` or `--name=value`. Optional, with a default, required, or
-/// repeated (an array).
-@propertyWrapper
-public final class Option<Value>: ArgumentStorage {
-    private var given: Value?
-    private let initial: Value?
-    private let name: NameSpecification
-    private let help: ArgumentHelp?
-    private let completion: CompletionKind?
-    private let allowedValues: [String]
-    private let defaultDescription: String?
-    private let isRepeated: Bool
+extension NameSpecification {
+    /// The name without dashes.
+    func long(for propertyName: String) -> String {
+        switch self {
+        case .long: kebabCase(propertyName)
+        case .customLong(let name): name
+        }
+    }
+}
+
+/// The value of an option or positional argument: what it is before the command line says
+/// anything, and how each word given changes it.
+struct ValueSlot<Value> {
+    private(set) var given: Value?
+    /// nil: the command line must give it.
+    let initial: Value?
+    let allowedValues: [String]
+    let defaultDescription: String?
+    let isRepeated: Bool
+    /// The value after one more word; nil when the word is not a value of the type.
     private let accept: (Value?, String) -> Value?
 
-    public var wrappedValue: Value {
-        guard let value = given ?? initial else { preconditionFailure("--\(name) was required and the parser let it go") }
-        return value
+    var value: Value? { given ?? initial }
+
+    /// One word: a required value, or one with a default (`initial`).
+    static func single(_ initial: Value?) -> ValueSlot where Value: ExpressibleByArgument {
+        ValueSlot(initial: initial, allowedValues: Value.allValueStrings, defaultDescription: initial?.defaultValueDescription,
+                  isRepeated: false) { _, word in Value(argument: word) }
     }
 
-    private init(initial: Value?, name: NameSpecification, help: ArgumentHelp?, completion: CompletionKind?,
-                 allowedValues: [String], defaultDescription: String?, isRepeated: Bool, accept: @escaping (Value?, String) -> Value?) {
+    /// One word, or nothing: nil.
+    static func optional<Element: ExpressibleByArgument>() -> ValueSlot where Value == Element? {
+        ValueSlot(initial: .some(nil), allowedValues: Element.allValueStrings, defaultDescription: nil,
+                  isRepeated: false) { _, word in Element(argument: word).map { Optional.some($0) } }
+    }
+
+    /// Any number of words, each appended.
+    static func repeated<Element: ExpressibleByArgument>(_ initial: [Element]) -> ValueSlot where Value == [Element] {
+        ValueSlot(initial: initial, allowedValues: Element.allValueStrings, defaultDescription: nil,
+                  isRepeated: true) { sofar, word in Element(argument: word).map { (sofar ?? []) + [$0] } }
+    }
+
+    private init(initial: Value?, allowedValues: [String], defaultDescription: String?, isRepeated: Bool,
+                 accept: @escaping (Value?, String) -> Value?) {
         self.initial = initial
-        self.name = name
-        self.help = help
-        self.completion = completion
         self.allowedValues = allowedValues
         self.defaultDescription = defaultDescription
         self.isRepeated = isRepeated
         self.accept = accept
     }
 
-    func definition(propertyName: String) -> ArgumentDefinition {
-        let long: String
-        switch name {
-        case .long: long = kebabCase(propertyName)
-        case .customLong(let custom): long = custom
-        }
-        return ArgumentDefinition(kind: .option, name: long, valueName: help?.valueName ?? long, help: help?.text ?? "",
-                                  allowedValues: allowedValues, defaultDescription: defaultDescription, completion: completion,
-                                  isRepeated: isRepeated, isOptional: initial != nil)
-    }
-
-    func take(_ word: String) -> Bool {
+    mutating func take(_ word: String) -> Bool {
         guard let value = accept(given, word) else { return false }
         given = value
         return true
     }
+}
+
+/// An option: `--name value` or `--name=value`. Optional, with a default, required, or
+/// repeated (an array).
+@propertyWrapper
+public final class Option<Value>: ArgumentStorage {
+    private var slot: ValueSlot<Value>
+    private let name: NameSpecification
+    private let help: ArgumentHelp?
+    private let completion: CompletionKind?
+
+    public var wrappedValue: Value {
+        guard let value = slot.value else { preconditionFailure("a required option was left out and the parser let it go") }
+        return value
+    }
+
+    private init(_ slot: ValueSlot<Value>, name: NameSpecification, help: ArgumentHelp?, completion: CompletionKind?) {
+        self.slot = slot
+        self.name = name
+        self.help = help
+        self.completion = completion
+    }
+
+    func definition(propertyName: String) -> ArgumentDefinition {
+        let long = name.long(for: propertyName)
+        return ArgumentDefinition(kind: .option, name: long, valueName: help?.valueName ?? long, help: help?.text ?? "",
+                                  allowedValues: slot.allowedValues, defaultDescription: slot.defaultDescription,
+                                  completion: completion, isRepeated: slot.isRepeated, isOptional: slot.initial != nil)
+    }
+
+    func take(_ word: String) -> Bool { slot.take(word) }
 
     func set(_ flag: Bool) {}
 
-    var isGiven: Bool { given != nil }
+    var isGiven: Bool { slot.given != nil }
 }
 
 extension Option where Value: ExpressibleByArgument {
     /// An option with a default: help shows it.
     public convenience init(wrappedValue: Value, name: NameSpecification = .long, help: ArgumentHelp? = nil,
                             completion: CompletionKind? = nil) {
-        self.init(initial: wrappedValue, name: name, help: help, completion: completion, allowedValues: Value.allValueStrings,
-                  defaultDescription: wrappedValue.defaultValueDescription, isRepeated: false) { _, word in Value(argument: word) }
+        self.init(.single(wrappedValue), name: name, help: help, completion: completion)
     }
 
     /// An option the command line must give.
     public convenience init(name: NameSpecification = .long, help: ArgumentHelp? = nil, completion: CompletionKind? = nil) {
-        self.init(initial: nil, name: name, help: help, completion: completion, allowedValues: Value.allValueStrings,
-                  defaultDescription: nil, isRepeated: false) { _, word in Value(argument: word) }
+        self.init(.single(nil), name: name, help: help, completion: completion)
     }
 }
 
@@ -183,16 +221,14 @@ extension Option {
     /// An option that may be left out: nil then.
     public convenience init<Element: ExpressibleByArgument>(name: NameSpecification = .long, help: ArgumentHelp? = nil,
                                                             completion: CompletionKind? = nil) where Value == Element? {
-        self.init(initial: .some(nil), name: name, help: help, completion: completion, allowedValues: Element.allValueStrings,
-                  defaultDescription: nil, isRepeated: false) { _, word in Element(argument: word).map { Optional.some($0) } }
+        self.init(.optional(), name: name, help: help, completion: completion)
     }
 
     /// An option given any number of times, each value appended.
     public convenience init<Element: ExpressibleByArgument>(wrappedValue: [Element], name: NameSpecification = .long,
                                                             help: ArgumentHelp? = nil, completion: CompletionKind? = nil)
     where Value == [Element] {
-        self.init(initial: wrappedValue, name: name, help: help, completion: completion, allowedValues: Element.allValueStrings,
-                  defaultDescription: nil, isRepeated: true) { sofar, word in Element(argument: word).map { (sofar ?? []) + [$0] } }
+        self.init(.repeated(wrappedValue), name: name, help: help, completion: completion)
     }
 }
 
@@ -215,11 +251,7 @@ public final class Flag<Value>: ArgumentStorage {
     }
 
     func definition(propertyName: String) -> ArgumentDefinition {
-        let long: String
-        switch name {
-        case .long: long = kebabCase(propertyName)
-        case .customLong(let custom): long = custom
-        }
+        let long = name.long(for: propertyName)
         return ArgumentDefinition(kind: .flag(invertible: invertible), name: long, valueName: long, help: help?.text ?? "",
                                   allowedValues: [], defaultDescription: nil, completion: nil, isRepeated: false, isOptional: true)
     }
@@ -246,65 +278,52 @@ extension Flag where Value == Bool? {
 /// A positional argument: required, optional, or every word after `--`.
 @propertyWrapper
 public final class Argument<Value>: ArgumentStorage {
-    private var given: Value?
-    private let initial: Value?
+    private var slot: ValueSlot<Value>
     private let help: ArgumentHelp?
     private let completion: CompletionKind?
-    private let allowedValues: [String]
     private let kind: ArgumentDefinition.Kind
-    private let accept: (Value?, String) -> Value?
 
     public var wrappedValue: Value {
-        guard let value = given ?? initial else { preconditionFailure("a required argument was left out and the parser let it go") }
+        guard let value = slot.value else { preconditionFailure("a required argument was left out and the parser let it go") }
         return value
     }
 
-    private init(initial: Value?, help: ArgumentHelp?, completion: CompletionKind?, allowedValues: [String],
-                 kind: ArgumentDefinition.Kind, accept: @escaping (Value?, String) -> Value?) {
-        self.initial = initial
+    private init(_ slot: ValueSlot<Value>, help: ArgumentHelp?, completion: CompletionKind?, kind: ArgumentDefinition.Kind) {
+        self.slot = slot
         self.help = help
         self.completion = completion
-        self.allowedValues = allowedValues
         self.kind = kind
-        self.accept = accept
     }
 
     func definition(propertyName: String) -> ArgumentDefinition {
         let valueName = help?.valueName ?? kebabCase(propertyName)
         return ArgumentDefinition(kind: kind, name: valueName, valueName: valueName, help: help?.text ?? "",
-                                  allowedValues: allowedValues, defaultDescription: nil, completion: completion,
-                                  isRepeated: kind == .postTerminator, isOptional: initial != nil)
+                                  allowedValues: slot.allowedValues, defaultDescription: nil, completion: completion,
+                                  isRepeated: slot.isRepeated, isOptional: slot.initial != nil)
     }
 
-    func take(_ word: String) -> Bool {
-        guard let value = accept(given, word) else { return false }
-        given = value
-        return true
-    }
+    func take(_ word: String) -> Bool { slot.take(word) }
 
     func set(_ flag: Bool) {}
 
-    var isGiven: Bool { given != nil }
+    var isGiven: Bool { slot.given != nil }
 }
 
 extension Argument where Value: ExpressibleByArgument {
     public convenience init(help: ArgumentHelp? = nil, completion: CompletionKind? = nil) {
-        self.init(initial: nil, help: help, completion: completion, allowedValues: Value.allValueStrings,
-                  kind: .positional) { _, word in Value(argument: word) }
+        self.init(.single(nil), help: help, completion: completion, kind: .positional)
     }
 }
 
 extension Argument {
     public convenience init<Element: ExpressibleByArgument>(help: ArgumentHelp? = nil, completion: CompletionKind? = nil)
     where Value == Element? {
-        self.init(initial: .some(nil), help: help, completion: completion, allowedValues: Element.allValueStrings,
-                  kind: .positional) { _, word in Element(argument: word).map { Optional.some($0) } }
+        self.init(.optional(), help: help, completion: completion, kind: .positional)
     }
 
     public convenience init<Element: ExpressibleByArgument>(wrappedValue: [Element], parsing: ArgumentArrayParsingStrategy,
                                                             help: ArgumentHelp? = nil) where Value == [Element] {
-        self.init(initial: wrappedValue, help: help, completion: nil, allowedValues: [],
-                  kind: .postTerminator) { sofar, word in Element(argument: word).map { (sofar ?? []) + [$0] } }
+        self.init(.repeated(wrappedValue), help: help, completion: nil, kind: .postTerminator)
     }
 }
 
