@@ -173,7 +173,11 @@ public final class WindowManager {
     /// Maps a small probe window and waits for the manager to set WM_STATE on it, then
     /// destroys it. A manager whose main loop is not running yet cannot manage it; openbox
     /// 3.6 can read the MapRequest into Xlib's queue during start-up and then sleep in poll(2)
-    /// on the socket, so a ClientMessage is sent to the root every 100 ms to wake it up.
+    /// on the socket, so a ClientMessage is sent to the root every 100 ms to wake it up. jwm
+    /// 2.4 takes SubstructureRedirect, reads its configuration, and only then grabs the
+    /// server, manages the windows already mapped and calls XSync(display, True), which
+    /// throws away a MapRequest that came in between (main.c, Startup): the probe is mapped
+    /// again with each wake-up, which asks anew while it is not mapped and does nothing once it is.
     private func waitForProbeManaged(until deadline: Deadline) throws {
         let x = connection
         let probe = x.generateID()
@@ -204,6 +208,7 @@ public final class WindowManager {
                 throw HarnessError("\(kind) took SubstructureRedirect but did not manage a new window (no WM_STATE on it) in time\n\(process.logTail)")
             }
             x.sendClientMessage(wake, about: probe, data: [], to: x.root, mask: [.substructureRedirect, .substructureNotify])
+            x.withUnsafeConnection { c in _ = xcb_map_window(c, probe) }
         }
     }
 
