@@ -79,6 +79,14 @@ struct ArgumentDefinition {
     }
 
     var takesValue: Bool { kind == .option }
+
+    /// An option or flag, spelt `--name` on the command line; not a positional argument.
+    var isNamed: Bool {
+        switch kind {
+        case .option, .flag: true
+        case .positional, .postTerminator: false
+        }
+    }
 }
 
 /// A property wrapper the parser fills in: it describes itself and takes the words given.

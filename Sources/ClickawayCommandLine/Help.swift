@@ -17,11 +17,11 @@ enum HelpText {
         sections.append("USAGE: " + fill(usage(node), indent: 7, firstColumn: 7))
 
         let definitions = node.definitions
-        let arguments = definitions.filter { $0.kind == .positional || $0.kind == .postTerminator }
+        let arguments = definitions.filter { !$0.isNamed }
         if !arguments.isEmpty {
             sections.append("ARGUMENTS:\n" + arguments.map { row($0.synopsis, describe($0)) }.joined(separator: "\n"))
         }
-        var options = definitions.filter { $0.kind != .positional && $0.kind != .postTerminator }
+        var options = definitions.filter(\.isNamed)
             .map { row($0.synopsis, describe($0)) }
         if node.isRoot, !configuration.version.isEmpty { options.append(row("--version", versionHelp)) }
         options.append(row("-h, --help", helpHelp))

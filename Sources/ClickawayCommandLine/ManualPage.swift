@@ -52,7 +52,7 @@ enum ManualPage {
         lines += paragraphs(configuration.discussion.isEmpty ? configuration.abstract : configuration.discussion)
 
         lines += [".Sh OPTIONS", ".Bl -tag -width 6n"]
-        lines += root.definitions.filter { $0.kind != .positional && $0.kind != .postTerminator }.flatMap(item)
+        lines += root.definitions.filter(\.isNamed).flatMap(item)
         if !configuration.version.isEmpty { lines += [".It Fl -version", text(HelpText.versionHelp)] }
         lines += [".It Fl h , -help", text(HelpText.helpHelp), ".El"]
 

@@ -39,22 +39,19 @@ struct CommandLineParser {
                 continue
             }
             let (spelling, inlineValue) = Self.split(word)
-            if let entry = entries.first(where: { $0.definition.kind != .positional && $0.definition.spelling == spelling }) {
-                switch entry.definition.kind {
-                case .option:
-                    if let inlineValue {
-                        try take(inlineValue, into: entry)
-                    } else if index < words.count, !Self.isOption(words[index]) {
-                        try take(words[index], into: entry)
-                        index += 1
-                    } else {
-                        throw UsageError(message: "Missing value for '\(entry.definition.synopsis)'")
-                    }
-                case .flag:
+            // Only options and flags: a positional's value name (`--command` for the words
+            // after `--`) is no option.
+            if let entry = entries.first(where: { $0.definition.isNamed && $0.definition.spelling == spelling }) {
+                if !entry.definition.takesValue {
                     guard inlineValue == nil else { throw UsageError(message: "The flag '\(spelling)' takes no value") }
                     entry.storage.set(true)
-                case .positional, .postTerminator:
-                    break
+                } else if let inlineValue {
+                    try take(inlineValue, into: entry)
+                } else if index < words.count, !Self.isOption(words[index]) {
+                    try take(words[index], into: entry)
+                    index += 1
+                } else {
+                    throw UsageError(message: "Missing value for '\(entry.definition.synopsis)'")
                 }
             } else if spelling.hasPrefix("--no-"),
                       let entry = entries.first(where: { $0.definition.kind == .flag(invertible: true)

@@ -100,6 +100,9 @@ struct ParsingTests {
         (["1", "n", "extra"], "Unexpected argument 'extra'"),
         (["--json=yes", "1"], "The flag '--json' takes no value"),
         (["--no-json", "1"], "Unknown option '--no-json'"),
+        // The value names of positionals are no options.
+        (["--command", "1"], "Unknown option '--command'"),
+        (["--x", "1"], "Unknown option '--x'"),
         (["one"], "The value 'one' is invalid for '<x>'."),
         (["99999999999"], "The value '99999999999' is invalid for '<x>'."),
     ])
