@@ -18,7 +18,11 @@ struct ManualDate {
         var now = time(nil)
         var fields = tm()
         gmtime_r(&now, &fields)
-        return ManualDate("\(fields.tm_year + 1900)-\(fields.tm_mon + 1)-\(fields.tm_mday)")!
+        return ManualDate(year: Int(fields.tm_year) + 1900, month: Int(fields.tm_mon) + 1, day: Int(fields.tm_mday))
+    }
+
+    private init(year: Int, month: Int, day: Int) {
+        (self.year, self.month, self.day) = (year, month, day)
     }
 
     private static let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
