@@ -76,16 +76,17 @@ struct PopupOptions {
     var dismiss: DismissAction?
     var escape: Bool?
     var escapeKey: EscapeOutcome?
+    var family: Bool?
 
     static let builtIn = PopupOptions(outsideClick: .swallow, trigger: .press, buttons: .standard,
-                                      graceMs: 150, dismiss: .close, escape: false, escapeKey: .swallow)
+                                      graceMs: 150, dismiss: .close, escape: false, escapeKey: .swallow, family: true)
 
     /// Keys set here win over `base`.
     func over(_ base: PopupOptions) -> PopupOptions {
         PopupOptions(outsideClick: outsideClick ?? base.outsideClick, trigger: trigger ?? base.trigger,
                      buttons: buttons ?? base.buttons, graceMs: graceMs ?? base.graceMs,
                      dismiss: dismiss ?? base.dismiss, escape: escape ?? base.escape,
-                     escapeKey: escapeKey ?? base.escapeKey)
+                     escapeKey: escapeKey ?? base.escapeKey, family: family ?? base.family)
     }
 
     func applied(to popup: PopupSpec) -> PopupSpec {
@@ -97,6 +98,7 @@ struct PopupOptions {
         result.dismiss = dismiss ?? result.dismiss
         result.escape = escape ?? result.escape
         result.escapeKey = escapeKey ?? result.escapeKey
+        result.family = family ?? result.family
         return result
     }
 }

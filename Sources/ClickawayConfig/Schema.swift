@@ -6,7 +6,7 @@ enum Schema {
     static let topLevelKeys = ["settings", "defaults", "popup", "exclude"]
     static let settingsKeys = ["backend", "log_level"]
     /// The keys a popup inherits from `[defaults]`.
-    static let inheritedKeys = ["outside_click", "trigger", "buttons", "grace_ms", "dismiss", "escape", "escape_key"]
+    static let inheritedKeys = ["outside_click", "trigger", "buttons", "grace_ms", "dismiss", "escape", "escape_key", "family"]
     static let popupKeys = ["name", "parent", "window", "rect", "output", "anchors",
                             "passthrough", "slop", "clip", "redirect", "region"] + inheritedKeys
     static let regionKeys = ["name", "rect", "slop", "passthrough", "redirect", "clip", "hidden", "enabled", "region"]
@@ -59,7 +59,8 @@ extension ConfigReader {
                      graceMs: t["grace_ms"].flatMap { integer($0, in: 0...Schema.graceLimitMs) }.map(Int64.init),
                      dismiss: t["dismiss"].flatMap(dismissAction),
                      escape: t["escape"].flatMap(bool),
-                     escapeKey: t["escape_key"].flatMap { choice($0, of: EscapeOutcome.self) })
+                     escapeKey: t["escape_key"].flatMap { choice($0, of: EscapeOutcome.self) },
+                     family: t["family"].flatMap(bool))
     }
 
     /// nil for a popup without a usable name, once its other errors are reported: the file

@@ -85,9 +85,9 @@ public struct HitReply: Equatable, Sendable {
     public var explanation: JSON
     public var text: String
 
-    public init(_ explanation: Explanation) {
-        self.explanation = explanation.json
-        text = explanation.humanText
+    public init(_ explanation: Explanation, _ context: ExplanationContext = ExplanationContext()) {
+        self.explanation = explanation.json(context)
+        text = explanation.humanText(context)
     }
 
     public var json: JSON { ControlReply.ok([("explanation", explanation), ("text", .string(text))]) }

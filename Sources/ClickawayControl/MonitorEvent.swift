@@ -8,6 +8,8 @@ public enum MonitorEvent: Equatable, Sendable {
     /// once clicks outside it are intercepted.
     case opened(OpenPopup)
     case closed(OpenPopup)
+    /// The windows that belong to an open popup (its dialogs, menus, dropdowns) changed.
+    case family(OpenPopup)
     case dismissed(Dismissal)
     case reloaded(cause: String, popups: Int, files: [String])
     case rejected(cause: String, diagnostics: String)
@@ -16,7 +18,7 @@ public enum MonitorEvent: Equatable, Sendable {
     case backend(backend: String, reason: String)
 
     public enum Name: String, CaseIterable, Sendable {
-        case opened, closed, dismissed, reloaded, rejected
+        case opened, closed, family, dismissed, reloaded, rejected
         case grabRefused = "grab_refused"
         case backend
     }
@@ -59,6 +61,7 @@ public enum MonitorEvent: Equatable, Sendable {
         switch self {
         case .opened: .opened
         case .closed: .closed
+        case .family: .family
         case .dismissed: .dismissed
         case .reloaded: .reloaded
         case .rejected: .rejected
@@ -70,7 +73,7 @@ public enum MonitorEvent: Equatable, Sendable {
     public var json: JSON {
         let fields: [(String, JSON)]
         switch self {
-        case .opened(let popup), .closed(let popup): fields = popup.fields
+        case .opened(let popup), .closed(let popup), .family(let popup): fields = popup.fields
         case .dismissed(let d):
             fields = [("popups", .array(d.popups.map(JSON.string))), ("reason", .string(d.reason)),
                       ("button", .int(Int64(d.button))), ("x", .int(Int64(d.x))), ("y", .int(Int64(d.y))),
@@ -89,7 +92,8 @@ public enum MonitorEvent: Equatable, Sendable {
 
     /// The events and their fields, as `monitor --help` and the README list them.
     public static let documentation: [(events: [Name], fields: [String], note: String?)] = [
-        ([.opened, .closed], ["popup", "window", "rect", "runtime"], nil),
+        ([.opened, .closed], ["popup", "window", "rect", "runtime", "members"], nil),
+        ([.family], ["popup", "window", "rect", "runtime", "members"], "the windows that belong to an open popup changed"),
         ([.dismissed], ["popups", "reason", "button", "x", "y", "click"], nil),
         ([.reloaded], ["cause", "popups", "files"], nil),
         ([.rejected], ["cause", "diagnostics"], nil),
@@ -115,20 +119,25 @@ public struct OpenPopup: Equatable, Sendable {
     public var rect: Rect
     /// Registered at run time (`clickawayctl open --rect/--window/--pid`, `wait`), not configured.
     public var runtime: Bool
+    /// The windows that belong to it (its dialogs, menus, dropdowns), written as `window` is.
+    public var members: [String]
 
-    public init(popup: String, window: String?, rect: Rect, runtime: Bool = false) {
+    public init(popup: String, window: String?, rect: Rect, runtime: Bool = false, members: [String] = []) {
         self.popup = popup
         self.window = window
         self.rect = rect
         self.runtime = runtime
+        self.members = members
     }
 
     public var fields: [(String, JSON)] {
-        [("popup", .string(popup)), ("window", window.map(JSON.string) ?? .null), ("rect", rect.json), ("runtime", .bool(runtime))]
+        [("popup", .string(popup)), ("window", window.map(JSON.string) ?? .null), ("rect", rect.json), ("runtime", .bool(runtime)),
+         ("members", .array(members.map(JSON.string)))]
     }
 
     public init?(json: JSON) {
         guard let popup = json["popup"]?.stringValue, let rect = Rect(json: json["rect"]) else { return nil }
-        self.init(popup: popup, window: json["window"]?.stringValue, rect: rect, runtime: json["runtime"]?.boolValue == true)
+        self.init(popup: popup, window: json["window"]?.stringValue, rect: rect, runtime: json["runtime"]?.boolValue == true,
+                  members: json["members"]?.arrayValue?.compactMap(\.stringValue) ?? [])
     }
 }

@@ -29,11 +29,15 @@ public struct PopupInstance: Sendable, Equatable {
     }
 }
 
-/// A screen area that counts as inside: an anchor of a popup, or an exclusion.
+/// A screen area that counts as inside: an anchor of a popup, an exclusion, or a window of
+/// an open popup's family.
 public struct Area: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         case anchor(popup: Int32)
         case exclusion
+        /// A window that belongs to the open instance `of` (its dialog, menu, dropdown): a
+        /// click on it is a click inside that instance, through `window`.
+        case member(of: InstanceID, popup: Int32, window: UInt32)
     }
     public var kind: Kind
     public var rect: Rect
@@ -314,6 +318,7 @@ struct EngineState {
                 markAncestorsInside(of: open[t].popup)
             }
         }
+        for a in windowAreas { markMember(a, x: x, y: y, decision: &decision) }
         for a in configAreas { markAnchor(a, x: x, y: y, decision: &decision) }
         for a in windowAreas { markAnchor(a, x: x, y: y, decision: &decision) }
         return decision
@@ -325,6 +330,24 @@ struct EngineState {
         for i in open.indices where open[i].popup == popup { inside[i] = true }
         markAncestorsInside(of: popup)
         if decision.reason == .outside { decision.reason = .anchor }
+    }
+
+    /// A click on a window of an open instance's family is inside that instance (and its
+    /// ancestors); the hit names the instance, touched through the member window.
+    @inline(__always)
+    private mutating func markMember(_ a: Area, x: Int32, y: Int32, decision: inout Decision) {
+        guard case .member(let owner, let popup, let window) = a.kind, a.rect.contains(x: x, y: y) else { return }
+        var found = false
+        for i in open.indices where open[i].id == owner {
+            inside[i] = true
+            found = true
+        }
+        guard found else { return }
+        markAncestorsInside(of: popup)
+        if decision.hit == nil {
+            decision.hit = Hit(instance: owner, popup: popup, region: regions.roots[Int(popup)], touched: .window(window))
+            decision.reason = .inside
+        }
     }
 
     /// A click inside a child popup is inside its parent, grandparent, ... too.

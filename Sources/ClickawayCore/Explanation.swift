@@ -8,6 +8,9 @@ public struct Explanation: Sendable, Equatable {
     public var hitRegion: String?
     /// When a redirect moved the hit: the region that was under the pointer.
     public var redirectedFrom: String?
+    /// When the point is on a window of the hit popup's family (its dialog, menu, dropdown)
+    /// rather than on the popup's own window: that window.
+    public var member: UInt32?
     /// Dotted paths from the popup's root down to the region hit.
     public var path: [String]
     /// Names of the popups this press dismisses, sorted.
@@ -33,12 +36,16 @@ extension DecisionEngine {
                                               rootSize: (touched.rect.width, touched.rect.height), followRedirects: false)
             if under >= 0, under != hit.region { redirectedFrom = model.regionPath(under) }
         }
+        var member: UInt32?
+        if let hit = d.hit, case .window(let window) = hit.touched, !open.contains(where: { $0.id == hit.touched }) {
+            member = window
+        }
         let waiting = scratch.open.filter { scratch.pending.contains($0.id) }.map { name($0.popup) }.sorted()
         return Explanation(
             x: x, y: y, button: button,
             hitPopup: d.hit.map { name($0.popup) },
             hitRegion: d.hit.map { model.regionPath($0.region) },
-            redirectedFrom: redirectedFrom,
+            redirectedFrom: redirectedFrom, member: member,
             path: d.hit.map { model.regionAncestry($0.region) } ?? [],
             dismiss: scratch.dismissed.map { name($0.popup) }.sorted(),
             click: d.click, reason: d.reason, awaitingRelease: waiting)

@@ -97,8 +97,11 @@ public struct WindowMatch: Hashable, Sendable {
         /// process when known (0: unknown).
         public var window: UInt32
         public var pid: Int32
+        /// The window this one is a dialog or menu of (X11's WM_TRANSIENT_FOR; 0: none). Not
+        /// matched on: it places the window in a popup's family.
+        public var transientFor: UInt32
         public init(windowClass: String? = nil, instance: String? = nil, title: String? = nil, types: [String] = [],
-                    appId: String? = nil, window: UInt32 = 0, pid: Int32 = 0) {
+                    appId: String? = nil, window: UInt32 = 0, pid: Int32 = 0, transientFor: UInt32 = 0) {
             self.windowClass = windowClass
             self.instance = instance
             self.title = title
@@ -106,6 +109,7 @@ public struct WindowMatch: Hashable, Sendable {
             self.appId = appId
             self.window = window
             self.pid = pid
+            self.transientFor = transientFor
         }
     }
 
@@ -201,12 +205,15 @@ public struct PopupSpec: Sendable, Equatable {
     public var escape: Bool
     /// What happens to that Escape press: eaten, or passed on to the focused window.
     public var escapeKey: EscapeOutcome
+    /// The windows that belong to the popup's window (its dialogs, menus, dropdowns) count
+    /// as inside it and never open popups of their own.
+    public var family: Bool
 
     public init(name: String, parent: String? = nil, source: AreaSource, anchors: [AreaSource] = [],
                 passthrough: Bool = false, slop: Insets = .zero, clip: Bool = true, redirect: String? = nil,
                 regions: [RegionSpec] = [], outsideClick: OutsideClick = .swallow, trigger: Trigger = .press,
                 buttons: ButtonSet = .standard, graceMs: Int64 = 150, dismiss: DismissAction = .close,
-                escape: Bool = false, escapeKey: EscapeOutcome = .swallow) {
+                escape: Bool = false, escapeKey: EscapeOutcome = .swallow, family: Bool = true) {
         self.name = name
         self.parent = parent
         self.source = source
@@ -223,6 +230,7 @@ public struct PopupSpec: Sendable, Equatable {
         self.dismiss = dismiss
         self.escape = escape
         self.escapeKey = escapeKey
+        self.family = family
     }
 
     /// The popup's own rectangle when it has a fixed one.

@@ -274,7 +274,8 @@ public final class Daemon {
     private func openPopup(_ instance: PopupInstance) -> OpenPopup {
         let name = model.popups[Int(instance.popup)].name
         return OpenPopup(popup: name, window: instance.id.window.map(display.windows.describe), rect: instance.rect,
-                         runtime: runtime.contains(name))
+                         runtime: runtime.contains(name),
+                         members: instance.id.window.map { display.windows.familyMembers(of: $0).map(display.windows.describe) } ?? [])
     }
 
     private func statusLine() -> String {
@@ -322,7 +323,8 @@ public final class Daemon {
         case .add(let popup): return try register(popup, origin, waiting: false)
         case .wait(let popup): return try register(popup, origin, waiting: true)
         case .hit(let x, let y, let button):
-            return HitReply(engine.explain(button: button, x: x, y: y, time: display.now())).json
+            let context = ExplanationContext(describe: display.windows.describe, otherGrab: display.otherPointerGrab())
+            return HitReply(engine.explain(button: button, x: x, y: y, time: display.now()), context).json
         case .monitor:
             guard control.subscribe(origin.client) else {
                 throw Refusal("\(ControlServer.maxMonitors) monitors are connected already; close one first")

@@ -50,6 +50,10 @@ public protocol Display: PollSource {
     func sync(_ drain: () -> Void) -> String?
     /// The display's part of `status`.
     func status() -> DisplayStatus
+    /// Whether another program holds the pointer now (an open menu, a launcher): a click then
+    /// goes to it and never reaches the daemon. nil when none does or the display cannot tell.
+    /// For `hit`, between clicks: may cost a round trip.
+    func otherPointerGrab() -> String?
     /// A new configuration was accepted: windows are matched again, the backend setting followed.
     func configurationReplaced(_ model: ClickModel, backend: Backend)
     /// Runtime popups came or went: the windows known are matched again against `model`, and

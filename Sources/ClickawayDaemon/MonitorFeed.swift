@@ -17,12 +17,28 @@ struct MonitorFeed {
         control.broadcast(event.json.text)
     }
 
-    /// Announces what opened and closed since the last call.
+    /// Announces what opened and closed since the last call, and open popups whose windows
+    /// (their family) changed.
     mutating func announce(_ open: [PopupInstance], describe: (PopupInstance) -> OpenPopup) {
         var now: [InstanceID: OpenPopup] = [:]
-        for o in open { now[o.id] = announced[o.id] ?? describe(o) }
+        for o in open {
+            guard let before = announced[o.id] else {
+                now[o.id] = describe(o)
+                continue
+            }
+            let members = describe(o).members
+            now[o.id] = before
+            now[o.id]?.members = members
+        }
         for (id, popup) in announced where now[id] == nil { send(.closed(popup)) }
-        for o in open where announced[o.id] == nil { now[o.id].map { send(.opened($0)) } }
+        for o in open {
+            guard let popup = now[o.id] else { continue }
+            if let before = announced[o.id] {
+                if before.members != popup.members { send(.family(popup)) }
+            } else {
+                send(.opened(popup))
+            }
+        }
         announced = now
     }
 }

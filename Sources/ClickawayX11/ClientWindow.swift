@@ -5,9 +5,9 @@ internal import CXCB
 /// whatever depth it put them below its frame. A frame's own properties never make it the
 /// client: i3 (`i3-frame`) and herbstluftwm (`_HERBST_DECORATION`) put WM_CLASS on theirs.
 ///
-/// With no WM_STATE anywhere below it, a top-level window is nobody's frame: an
-/// override-redirect window (menus, tooltips, many bar popups), or any window while no
-/// window manager runs. It is then its own client if it has WM_CLASS (what xprop and
+/// An override-redirect window (menus, tooltips, many bar popups) is always its own client.
+/// With no WM_STATE anywhere below it, any other top-level window is nobody's frame (no
+/// window manager runs): it is then its own client if it has WM_CLASS (what xprop and
 /// xdotool do too). A window manager may set WM_STATE only after mapping its frame, so for a
 /// top-level that is not override-redirect the answer can still change: `searched` lists
 /// the windows to watch for WM_STATE appearing.
@@ -31,7 +31,12 @@ extension XConnection {
     ///
     /// `beforeReading` gets each window before its WM_STATE is read, for a caller that
     /// selects PropertyNotify on it there: a WM_STATE set after the read then still reaches it.
-    public func findClient(of topLevel: WindowID, beforeReading: (WindowID) -> Void = { _ in }) throws(XError) -> ClientSearch {
+    ///
+    /// An override-redirect top-level is never managed (ICCCM 4.1.10): it is its own client,
+    /// with or without WM_CLASS (dzen2's body, Xt menus), and nothing below it is searched.
+    public func findClient(of topLevel: WindowID, overrideRedirect: Bool = false,
+                           beforeReading: (WindowID) -> Void = { _ in }) throws(XError) -> ClientSearch {
+        if overrideRedirect { return ClientSearch(client: topLevel, managed: false, searched: [topLevel]) }
         var level = [topLevel]
         var searched: [WindowID] = []
         for depth in 0...Self.clientSearchDepth {

@@ -28,6 +28,11 @@ public final class XConnection: @unchecked Sendable {
     /// RandR's first event code, or nil without RandR; fixed at connect time so that
     /// decoding an event never needs a round trip.
     let randrEventBase: UInt8?
+    /// The bits of a resource id that a client chooses; the others name the client
+    /// (the setup's resource-id-mask, the same for every client of a server).
+    let resourceIDMask: UInt32
+    /// The client bits of this connection's own ids.
+    let resourceIDBase: UInt32
 
     /// Connects to `display`, or to `$DISPLAY` when it is nil. Costs one round trip.
     public init(display: String? = nil) throws(XError) {
@@ -64,7 +69,16 @@ public final class XConnection: @unchecked Sendable {
         self.screenRect = Rect(x: 0, y: 0, width: Int32(screen.width_in_pixels), height: Int32(screen.height_in_pixels))
         self.atoms = atoms
         self.randrEventBase = randr.flatMap { $0.present != 0 ? $0.first_event : nil }
+        self.resourceIDMask = xcb_get_setup(c).pointee.resource_id_mask
+        self.resourceIDBase = xcb_get_setup(c).pointee.resource_id_base
     }
+
+    /// Whether two windows were created by the same X client: every id a client allocates
+    /// shares the bits outside the resource-id mask (X protocol, connection setup).
+    public func sameClient(_ a: WindowID, _ b: WindowID) -> Bool { a & ~resourceIDMask == b & ~resourceIDMask }
+
+    /// Whether this connection created `window` (the shield, pick's windows).
+    public func isOwn(_ window: WindowID) -> Bool { sameClient(window, resourceIDBase) }
 
     deinit { xcb_disconnect(c) }
 
@@ -150,6 +164,7 @@ public struct StandardAtoms: Sendable {
     /// Predefined atoms (X11 protocol, appendix B): no InternAtom needed.
     public static let wmName = Atom(XCB_ATOM_WM_NAME.rawValue)
     public static let wmClass = Atom(XCB_ATOM_WM_CLASS.rawValue)
+    public static let wmTransientFor = Atom(XCB_ATOM_WM_TRANSIENT_FOR.rawValue)
 
     static let names = [
         "WM_PROTOCOLS", "WM_DELETE_WINDOW", "WM_STATE", "UTF8_STRING",

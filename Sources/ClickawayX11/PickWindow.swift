@@ -13,6 +13,8 @@ public struct PickedWindow: Sendable {
     public var properties: WindowMatch.Properties
     /// Whether the client takes WM_DELETE_WINDOW.
     public var acceptsDelete: Bool
+    /// Whether the window is override-redirect: no window manager manages it (menus, bar popups).
+    public var overrideRedirect: Bool
 }
 
 /// Why nothing was picked, in one sentence.
@@ -70,13 +72,15 @@ extension XConnection {
 
     private func describePicked(_ topLevel: WindowID) throws -> PickedWindow {
         // The daemon's window tracker finds clients with the same search.
-        guard let client = try findClient(of: topLevel).client else {
+        let overrideRedirect = try getWindowAttributes(topLevel).overrideRedirect
+        guard let client = try findClient(of: topLevel, overrideRedirect: overrideRedirect).client else {
             throw NothingPicked("window \(hex(topLevel)) under the click is no client window: nothing inside it "
                                 + "has WM_STATE and it has no WM_CLASS itself, so no [[popup]] window match can find it")
         }
         do throws(XError) {
             return PickedWindow(client: client, topLevel: topLevel, rect: try rootRect(topLevel),
-                                properties: try windowProperties(client), acceptsDelete: try supportsDeleteWindow(client))
+                                properties: try windowProperties(client), acceptsDelete: try supportsDeleteWindow(client),
+                                overrideRedirect: overrideRedirect)
         } catch {
             if case .connectionLost = error { throw error }
             throw NothingPicked("window \(hex(client)) could not be read (did it just close?): \(error)")

@@ -88,8 +88,9 @@ extension XConnection {
         try property32(window, atoms.wmProtocols)?.contains(atoms.wmDeleteWindow) ?? false
     }
 
-    /// Everything a `WindowMatch` looks at, the five GetProperty requests pipelined. The
-    /// process is _NET_WM_PID's (0 without it: the client chose not to say).
+    /// Everything a `WindowMatch` looks at, and WM_TRANSIENT_FOR (what a window's family is
+    /// made of), the six GetProperty requests pipelined. The process is _NET_WM_PID's (0
+    /// without it: the client chose not to say).
     public func windowProperties(_ window: WindowID) throws(XError) -> WindowMatch.Properties {
         let replies = try propertyReplies([
             sendGetProperty(window, UInt32(XCB_ATOM_WM_CLASS.rawValue)),
@@ -97,13 +98,15 @@ extension XConnection {
             sendGetProperty(window, UInt32(XCB_ATOM_WM_NAME.rawValue)),
             sendGetProperty(window, atoms.netWMWindowType),
             sendGetProperty(window, atoms.netWMPid, type: UInt32(XCB_ATOM_CARDINAL.rawValue)),
+            sendGetProperty(window, StandardAtoms.wmTransientFor, type: UInt32(XCB_ATOM_WINDOW.rawValue)),
         ])
         let wmClass = replies[0].flatMap(wmClass(from:))
         let types = try atomNames(replies[3]?.words ?? []).map(Self.windowTypeName)
         return WindowMatch.Properties(
             windowClass: wmClass?.windowClass, instance: wmClass?.instance,
             title: title(netWMName: replies[1], wmName: replies[2]), types: types, window: window,
-            pid: replies[4]?.words.first.flatMap { Int32(exactly: $0) } ?? 0)
+            pid: replies[4]?.words.first.flatMap { Int32(exactly: $0) } ?? 0,
+            transientFor: replies[5]?.words.first ?? 0)
     }
 
     private func wmClass(from value: PropertyValue) -> WMClass? {

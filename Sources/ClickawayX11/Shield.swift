@@ -29,6 +29,14 @@ extension XConnection {
         xcb_configure_window(c, window, UInt16(XCB_CONFIG_WINDOW_STACK_MODE.rawValue), &above)
     }
 
+    /// Puts the window just above (or just below) `sibling`, another child of the same parent.
+    public func restackWindow(_ window: WindowID, _ placement: StackPlacement, _ sibling: WindowID) {
+        let mode = placement == .above ? XCB_STACK_MODE_ABOVE : XCB_STACK_MODE_BELOW
+        // Value list in mask-bit order: SIBLING, STACK_MODE.
+        let values: [UInt32] = [sibling, UInt32(mode.rawValue)]
+        xcb_configure_window(c, window, UInt16(XCB_CONFIG_WINDOW_SIBLING.rawValue | XCB_CONFIG_WINDOW_STACK_MODE.rawValue), values)
+    }
+
     /// Asks TranslateCoordinates which child of the root is at (x, y) now, honouring input
     /// shapes, without waiting: read the answer with `childOfRoot(_:)` after a flush.
     public func askChildOfRoot(x px: Int32, y py: Int32) -> ChildOfRootQuery {
@@ -49,6 +57,10 @@ extension XConnection {
             | XCB_CONFIG_WINDOW_WIDTH.rawValue | XCB_CONFIG_WINDOW_HEIGHT.rawValue
         xcb_configure_window(c, window, UInt16(mask), values)
     }
+}
+
+public enum StackPlacement: Sendable {
+    case above, below
 }
 
 /// A TranslateCoordinates request sent and not read yet.

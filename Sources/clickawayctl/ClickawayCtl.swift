@@ -115,7 +115,7 @@ struct Hit: ParsableCommand {
             engine.open(try instance(spec, id: .rect(UInt64(i + 1)), model: loaded.model))
         }
         let explanation = engine.explain(button: button, x: x, y: y, time: atMs)
-        print(json ? explanation.json.text : explanation.humanText)
+        print(json ? explanation.json().text : explanation.humanText())
     }
 
     private func instance(_ spec: String, id: InstanceID, model: ClickModel) throws -> PopupInstance {

@@ -43,7 +43,8 @@ struct Pick: ParsableCommand {
             }
             let suggestion = PopupSuggestion(
                 client: hex(picked.client), frame: picked.topLevel == picked.client ? nil : hex(picked.topLevel),
-                rect: picked.rect, properties: picked.properties, acceptsDelete: picked.acceptsDelete)
+                rect: picked.rect, properties: picked.properties, acceptsDelete: picked.acceptsDelete,
+                overrideRedirect: picked.overrideRedirect)
             print(json ? suggestion.json.text : suggestion.toml)
         } catch let failure as NothingPicked {
             printError("clickawayctl: \(failure); nothing picked")

@@ -67,6 +67,7 @@ import Testing
         let samples: [MonitorEvent] = [
             .opened(OpenPopup(popup: "p", window: "0x1", rect: .init(x: 1, y: 2, width: 3, height: 4))),
             .closed(OpenPopup(popup: "p", window: nil, rect: .init(x: 1, y: 2, width: 3, height: 4))),
+            .family(OpenPopup(popup: "p", window: "0x1", rect: .init(x: 1, y: 2, width: 3, height: 4), members: ["0x2"])),
             .dismissed(.init(popups: ["p"], reason: "outside", button: 1, x: 5, y: 6, click: "swallow")),
             .reloaded(cause: "SIGHUP", popups: 1, files: []),
             .rejected(cause: "SIGHUP", diagnostics: "x"),
@@ -81,7 +82,9 @@ import Testing
             #expect(Array(keys.dropFirst()) == documented?.fields, "\(event.json.text)")
         }
         #expect(MonitorEvent.grabRefused(.key("Escape", message: "m")).json.text == #"{"event":"grab_refused","key":"Escape","message":"m"}"#)
-        #expect(samples[1].json.text == #"{"event":"closed","popup":"p","window":null,"rect":[1,2,3,4],"runtime":false}"#)
+        #expect(samples[1].json.text == #"{"event":"closed","popup":"p","window":null,"rect":[1,2,3,4],"runtime":false,"members":[]}"#)
+        #expect(samples[2].json.text
+            == #"{"event":"family","popup":"p","window":"0x1","rect":[1,2,3,4],"runtime":false,"members":["0x2"]}"#)
     }
 
     @Test func statusDecodesWhatItEncodes() throws {

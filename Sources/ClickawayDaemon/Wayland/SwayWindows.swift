@@ -186,12 +186,27 @@ final class SwayWindows {
         views = present
         var changed = false
         for id in roster.entries.keys where !present.contains(id) { changed = roster.forget(id) || changed }
+        // A popup's family: the other views of its process. sway's tree shows no parent link
+        // for a dialog (GTK's set_parent is not in it), so the process is what ties yad's file
+        // dialog to yad's form. The first view of a process that opens a popup is the popup.
+        var owners: [Int32: (id: UInt32, popup: Int32)] = [:]
+        for view in found where view.pid > 0 && owners[view.pid] == nil {
+            if let popup = roster.model.roles(for: view.properties).popup, roster.model.popups[Int(popup)].family {
+                owners[view.pid] = (view.id, popup)
+            }
+        }
         for view in found {
             if let before = roster[view.id], before.rect != view.rect, before.roles.popup != nil {
                 logger.debug("popup window moved", metadata: ["window": "\(view.id)", "from": "\(before.rect)", "to": "\(view.rect)"])
             }
-            changed = roster.update(view.id, window: view.id, rect: view.rect, properties: view.properties, details: view.pid, now: now)
-                || changed
+            var roles = roster.model.roles(for: view.properties)
+            var family: UInt32?
+            if let owner = owners[view.pid], owner.id != view.id, roles.popup == nil || roles.popup == owner.popup {
+                roles.popup = nil
+                family = owner.id
+            }
+            changed = roster.update(view.id, window: view.id, rect: view.rect, properties: view.properties, details: view.pid,
+                                    roles: roles, family: family, now: now) || changed
         }
         let order = found.map(\.id).filter { roster[$0] != nil }
         changed = changed || order != roster.stacking

@@ -367,6 +367,9 @@ public final class WaylandDisplay: Display {
     /// The overlay and its surfaces go with the connection.
     public func release() {}
 
+    /// No Wayland protocol tells one client about another's grab.
+    public func otherPointerGrab() -> String? { nil }
+
     public func status() -> DisplayStatus {
         .wayland(WaylandStatus(
             display: name,

@@ -10,6 +10,8 @@ public protocol WindowSource: AnyObject {
     func windowAreas() -> [Area]
     /// Whether the window is still there (whatever its role).
     func isPresent(_ window: UInt32) -> Bool
+    /// The windows of the open instance `window`'s family (its dialogs, menus, dropdowns).
+    func familyMembers(of window: UInt32) -> [UInt32]
     /// The window as users and scripts see it (`0x1a00003`, or sway's container id).
     func describe(_ window: UInt32) -> String
     /// Dismissed windows not gone yet: see `ClosingWindows`.
@@ -33,6 +35,8 @@ public final class WindowRoster<Details>: WindowSource {
         public var openedAt: Int64
         /// What the display keeps beside (X: whether it takes WM_DELETE_WINDOW; sway: its pid).
         public var details: Details
+        /// The window of the open popup this one belongs to (its dialog, menu, dropdown), or nil.
+        public var family: UInt32?
     }
 
     /// How windows are written for people.
@@ -63,25 +67,40 @@ public final class WindowRoster<Details>: WindowSource {
     public subscript(key: UInt32) -> Entry? { entries[key] }
 
     /// Records what the window at `key` is now; a window with no role is forgotten. A window
-    /// that stays the same popup keeps the time it opened. Returns whether anything the
-    /// engine sees changed (roles, window or rectangle).
+    /// that stays the same popup keeps the time it opened. `roles` default to what the model
+    /// makes of `properties`; a window of a popup's `family` counts as inside it. Returns
+    /// whether anything the engine sees changed (roles, family, window or rectangle).
     @discardableResult
     public func update(_ key: UInt32, window: UInt32, rect: Rect, properties: WindowMatch.Properties, details: Details,
-                       now: Int64) -> Bool {
-        let roles = model.roles(for: properties)
-        guard !roles.isNone else { return forget(key) }
+                       roles given: WindowRoles? = nil, family: UInt32? = nil, now: Int64) -> Bool {
+        let roles = given ?? model.roles(for: properties)
+        guard !roles.isNone || family != nil else { return forget(key) }
         let before = entries[key]
         let still = before.flatMap { $0.window == window && $0.roles.popup == roles.popup ? $0 : nil }
         if still == nil { closing.cancel(window) }
         entries[key] = Entry(window: window, rect: rect, properties: properties, roles: roles,
-                             openedAt: still?.openedAt ?? now, details: details)
+                             openedAt: still?.openedAt ?? now, details: details, family: family)
         if let popup = roles.popup, still == nil {
             logger.info("popup opened", metadata: [
                 "popup": "\(model.popups[Int(popup)].name)", "window": "\(describe(window))", "rect": "\(rect)",
             ])
         }
-        return before.map { $0.window != window || $0.roles != roles || $0.rect != rect } ?? true
+        if let family, before?.family != family, let owner = popupOf(window: family) {
+            logger.info("window belongs to a popup", metadata: [
+                "popup": "\(model.popups[Int(owner)].name)", "window": "\(describe(window))", "of": "\(describe(family))",
+            ])
+        }
+        return before.map { $0.window != window || $0.roles != roles || $0.rect != rect || $0.family != family } ?? true
     }
+
+    /// The popup whose open instance is `window`, nil when no such instance is open.
+    public func popupOf(window: UInt32) -> Int32? {
+        guard let entry = entry(forWindow: window), entry.family == nil, !closing.contains(window) else { return nil }
+        return entry.roles.popup
+    }
+
+    /// The windows of the open instance `window`'s family, as entries.
+    public func members(of window: UInt32) -> [Entry] { entries.values.filter { $0.family == window } }
 
     /// The window at `key` moved or was resized.
     public func move(_ key: UInt32, to rect: Rect) -> Bool {
@@ -103,11 +122,17 @@ public final class WindowRoster<Details>: WindowSource {
 
     /// A new configuration: the windows known are matched again by the properties last read.
     /// A window keeps the time it opened: the popup is the same window as before the reload.
+    /// Families are the display's to place again.
     public func rematch(_ model: ClickModel) {
         // Forgotten under the old model, which their popup indices are of.
         for (key, entry) in entries {
             let roles = model.roles(for: entry.properties)
-            if roles.isNone { forget(key) } else { entries[key]?.roles = roles }
+            if roles.isNone {
+                forget(key)
+            } else {
+                entries[key]?.roles = roles
+                entries[key]?.family = nil
+            }
         }
         self.model = model
     }
@@ -127,6 +152,9 @@ public final class WindowRoster<Details>: WindowSource {
     public func windowAreas() -> [Area] {
         var areas: [Area] = []
         for entry in entries.values {
+            if let family = entry.family, let popup = popupOf(window: family) {
+                areas.append(Area(kind: .member(of: .window(family), popup: popup, window: entry.window), rect: entry.rect))
+            }
             for popup in entry.roles.anchors { areas.append(Area(kind: .anchor(popup: popup), rect: entry.rect)) }
             if entry.roles.excluded { areas.append(Area(kind: .exclusion, rect: entry.rect)) }
         }
@@ -134,6 +162,8 @@ public final class WindowRoster<Details>: WindowSource {
     }
 
     public func isPresent(_ window: UInt32) -> Bool { entry(forWindow: window) != nil }
+
+    public func familyMembers(of window: UInt32) -> [UInt32] { members(of: window).map(\.window).sorted() }
 
     public func describe(_ window: UInt32) -> String {
         switch naming {
@@ -178,5 +208,6 @@ public final class NoWindows: WindowSource {
     public func openInstances() -> [PopupInstance] { [] }
     public func windowAreas() -> [Area] { [] }
     public func isPresent(_ window: UInt32) -> Bool { false }
+    public func familyMembers(of window: UInt32) -> [UInt32] { [] }
     public func describe(_ window: UInt32) -> String { "\(window)" }
 }

@@ -17,6 +17,10 @@ final class ShieldWindow {
     private var screen: Rect
     private(set) var mapped = false
     private(set) var holes: [Rect] = []
+    /// Override-redirect windows mapped since the shield was: other programs' menus,
+    /// launchers and dropdowns (rofi, jgmenu, dmenu, Xt and GTK menus), which hold the
+    /// pointer themselves and must stay above it.
+    private var menusAbove: Set<WindowID> = []
     /// Recent raises (monotonic ms): a client that keeps raising itself above the shield is
     /// let be after `maxRaises` in a second, rather than fought in a loop.
     private var raises: [Int64] = []
@@ -65,7 +69,13 @@ final class ShieldWindow {
             x.mapWindow(window)
             x.raiseWindow(window)
             mapped = true
+            menusAbove = []
         }
+    }
+
+    /// An override-redirect window was mapped: one mapped while the shield is up stays above it.
+    func overrideRedirectMapped(_ other: WindowID) {
+        if mapped && other != window { menusAbove.insert(other) }
     }
 
     /// Someone else unmapped the shield; the next `update` maps it again.
@@ -78,10 +88,18 @@ final class ShieldWindow {
         if mapped { shape.cover(screen, except: holes) }
     }
 
-    /// Raises the shield when another window is above it. Its own raise comes back as a
-    /// ConfigureNotify that leaves it on top, so this does not loop with itself.
-    func keepOnTop(stacking: [WindowID], now: Int64) {
-        guard mapped, let top = stacking.last, top != window, stacking.contains(window) else { return }
+    /// Keeps the shield above every window it must cover (the managed windows, and what was
+    /// mapped before it) and below the override-redirect windows mapped since: it goes just
+    /// below the lowest of those above the window to cover, or on top when there is none.
+    /// Its own restacking comes back as a ConfigureNotify that leaves nothing to do, so this
+    /// does not loop with itself. `mappedWindows`: the root's mapped children.
+    func keepAbove(stacking: [WindowID], mappedWindows: [WindowID: Bool], now: Int64) {
+        guard mapped, let own = stacking.firstIndex(of: window) else { return }
+        menusAbove = menusAbove.filter { mappedWindows[$0] != nil }
+        guard let cover = stacking.indices.last(where: {
+            $0 > own && mappedWindows[stacking[$0]] != nil && !menusAbove.contains(stacking[$0])
+        }) else { return }
+        let top = stacking[cover]
         if let since = gaveUpRaisingAt {
             guard now - since >= 1000 else { return }
             gaveUpRaisingAt = nil
@@ -93,7 +111,11 @@ final class ShieldWindow {
             return
         }
         raises.append(now)
-        x.raiseWindow(window)
+        if let menu = stacking[(cover + 1)...].first(where: menusAbove.contains) {
+            x.restackWindow(window, .below, menu)
+        } else {
+            x.raiseWindow(window)
+        }
     }
 
     /// Lets a frozen press at (x, y) through: uncovers the point and replays the press to the

@@ -16,16 +16,29 @@ final class WindowTracker {
     /// The windows with a role, keyed by top-level; its stacking is every child of the root,
     /// bottom to top.
     let roster: WindowRoster<Bool>
-    /// The client window of every viewable top-level window looked at, matching or not: a
-    /// title or class that changes later is matched again (PropertyNotify on the client).
-    private var clients: [WindowID: WindowID] = [:]
+    /// What was read of every viewable top-level window looked at, matching or not: its
+    /// client, and the client's properties. A title or class that changes later is matched
+    /// again (PropertyNotify on the client); a window that matches nothing may still belong
+    /// to a popup's family.
+    private var seen: [WindowID: Seen] = [:]
     /// The windows whose PropertyNotify leads to a top-level (the value): its client, and
     /// while no window manager has claimed one with WM_STATE, every window the search looked
     /// at, since WM_STATE can appear on any of them after the frame is mapped.
     private var watched: [WindowID: WindowID] = [:]
-    /// The properties whose change can change a match: titles only when some rule uses
-    /// one, so that windows retitling themselves (terminals, progress) cost nothing.
+    /// The properties whose change can change a match or a family: titles only when some
+    /// rule uses one, so that windows retitling themselves (terminals, progress) cost nothing.
     private var matchedAtoms: [Atom] = []
+    /// The mapped children of the root, each with whether it is override-redirect.
+    private(set) var mapped: [WindowID: Bool] = [:]
+
+    private struct Seen {
+        var client: WindowID
+        var overrideRedirect: Bool
+        var properties: WindowMatch.Properties
+    }
+
+    /// How many WM_TRANSIENT_FOR links a family is followed through (a dialog of a dialog ...).
+    static let transientDepth = 8
 
     init(x: XConnection, model: ClickModel, logger: Logger) {
         self.x = x
@@ -41,9 +54,11 @@ final class WindowTracker {
     func scan(now: Int64) throws(XError) {
         roster.stacking = try x.queryTree(x.root).children
         for key in roster.entries.keys { roster.forget(key) }
-        clients = [:]
+        seen = [:]
         watched = [:]
+        mapped = [:]
         for window in roster.stacking { inspect(window, now: now) }
+        settleFamilies(now: now)
     }
 
     /// A new config: roles are matched again against the windows already on screen; those
@@ -55,15 +70,24 @@ final class WindowTracker {
         case .none:
             break
         case .window(let client):
-            for (top, c) in clients where c == client && roster[top] == nil { inspect(top, now: now) }
+            for (top, s) in seen where s.client == client && roster[top] == nil { inspect(top, now: now) }
         case .all:
             for window in roster.stacking where roster[window] == nil { inspect(window, now: now) }
         }
+        settleFamilies(now: now, force: true)
     }
 
-    /// Applies one event; returns true when the open popups, their geometry, their stacking
-    /// or the anchor and exclusion areas may have changed.
+    /// Applies one event; returns true when the open popups, their families, geometry or
+    /// stacking, or the anchor and exclusion areas may have changed.
     func apply(_ event: XEvent, now: Int64) -> Bool {
+        let before = openInstanceKeys()
+        let changed = applyToRoster(event, now: now)
+        guard changed, openInstanceKeys() != before else { return changed }
+        settleFamilies(now: now)
+        return true
+    }
+
+    private func applyToRoster(_ event: XEvent, now: Int64) -> Bool {
         switch event {
         case .createNotify(let e) where e.parent == x.root:
             roster.stacking.removeAll { $0 == e.window }
@@ -72,22 +96,26 @@ final class WindowTracker {
         case .destroyNotify(let e):
             roster.stacking.removeAll { $0 == e.window }
             roster.closing.cancel(e.window)
+            mapped[e.window] = nil
             unwatch(e.window)
             return roster.forget(e.window)
         case .unmapNotify(let e) where e.event == x.root:
+            mapped[e.window] = nil
             unwatch(e.window)
             return roster.forget(e.window)
         case .propertyNotify(let e) where e.atom == x.atoms.wmState || matchedAtoms.contains(e.atom):
             // WM_STATE set on a window below a frame (the window manager has claimed its
-            // client), or the client's class, title or type changed.
-            guard let top = watched[e.window], e.atom != x.atoms.wmState || clients[top] != e.window || e.deleted else {
+            // client), or the client's class, title, type or transient-for changed.
+            guard let top = watched[e.window], e.atom != x.atoms.wmState || seen[top]?.client != e.window || e.deleted else {
                 return false
             }
             return inspect(top, now: now)
         case .mapNotify(let e) where e.event == x.root:
+            mapped[e.window] = e.overrideRedirect
             return inspect(e.window, now: now)
         case .reparentNotify(let e) where e.event == x.root:
             roster.stacking.removeAll { $0 == e.window }
+            mapped[e.window] = nil
             if e.parent == x.root {
                 roster.stacking.append(e.window)
                 return inspect(e.window, now: now)
@@ -106,25 +134,105 @@ final class WindowTracker {
 
     private static func matchedAtoms(for model: ClickModel, atoms: StandardAtoms) -> [Atom] {
         let byTitle = model.windowMatches.contains { $0.title != nil || $0.titleGlob != nil }
-        return [StandardAtoms.wmClass, atoms.netWMWindowType, atoms.netWMPid] + (byTitle ? [StandardAtoms.wmName, atoms.netWMName] : [])
+        return [StandardAtoms.wmClass, atoms.netWMWindowType, atoms.netWMPid, StandardAtoms.wmTransientFor]
+            + (byTitle ? [StandardAtoms.wmName, atoms.netWMName] : [])
     }
 
     /// The client window a runtime popup given `window` is: the client of the viewable
-    /// top-level `window` (a frame under a reparenting window manager), or `window` itself
-    /// when it is such a client. nil for any other window.
+    /// top-level `window` (a frame under a reparenting window manager, or an
+    /// override-redirect window), or `window` itself when it is such a client. nil for any
+    /// other window.
     func popupWindow(for window: WindowID) -> WindowID? {
-        if let client = clients[window] { return client }
-        return clients.values.contains(window) ? window : nil
+        if let s = seen[window] { return s.client }
+        return seen.values.contains { $0.client == window } ? window : nil
     }
 
     /// The client window of a top-level: known when it was looked at, else searched now.
     func client(of top: WindowID) throws(XError) -> WindowID? {
-        if let client = clients[top] { return client }
+        if let s = seen[top] { return s.client }
         return try x.findClient(of: top).client
     }
 
     /// Whether the client takes WM_DELETE_WINDOW, as read when it was matched.
     func supportsDelete(_ client: WindowID) -> Bool { roster.entry(forWindow: client)?.details == true }
+
+    // MARK: - Families
+
+    /// The keys of the open popup instances (not their family's windows).
+    private func openInstanceKeys() -> Set<WindowID> {
+        Set(roster.entries.compactMap { key, entry in entry.roles.popup != nil && entry.family == nil ? key : nil })
+    }
+
+    /// Places again every window that may belong to a family (one that is transient for
+    /// another, or override-redirect), bottom to top, until the open instances stop changing:
+    /// a popup opening takes in its dialogs and menus, one closing lets them go (they may
+    /// become popups of their own). Called when the open instances changed, not per event.
+    private func settleFamilies(now: Int64, force: Bool = false) {
+        var before = force ? nil : Optional(openInstanceKeys())
+        for _ in 0..<3 {
+            for top in roster.stacking {
+                guard let s = seen[top], s.overrideRedirect || s.properties.transientFor != 0 else { continue }
+                place(top, now: now)
+            }
+            let after = openInstanceKeys()
+            if after == before { return }
+            before = after
+        }
+    }
+
+    /// The open instance (its window and popup) that the window seen at `top` belongs to:
+    /// the one it is transient for, at any depth (a dialog's dialog), else, for an
+    /// override-redirect window, the topmost open instance of the same X client (GTK's and
+    /// Qt's menus, dropdowns and tooltips, Xt menus, dzen2's body). Popups with
+    /// `family = false` have none.
+    private func familyOwner(of top: WindowID, _ s: Seen) -> (window: WindowID, popup: Int32)? {
+        var link = s.properties.transientFor
+        for _ in 0..<Self.transientDepth where link != 0 && link != s.client {
+            if let entry = roster.entry(forWindow: link) {
+                if let owner = entry.family { return ownerWithFamily(owner) }
+                if let popup = roster.popupOf(window: link) { return ownerWithFamily(link, popup) }
+            }
+            guard let next = seen.values.first(where: { $0.client == link }) else { break }
+            link = next.properties.transientFor
+        }
+        guard s.overrideRedirect else { return nil }
+        for key in roster.stacking.reversed() where key != top {
+            guard let entry = roster[key], entry.family == nil, let popup = roster.popupOf(window: entry.window),
+                  x.sameClient(entry.window, s.client) else { continue }
+            return ownerWithFamily(entry.window, popup)
+        }
+        return nil
+    }
+
+    private func ownerWithFamily(_ window: WindowID, _ popup: Int32? = nil) -> (window: WindowID, popup: Int32)? {
+        guard let popup = popup ?? roster.popupOf(window: window), roster.model.popups[Int(popup)].family else { return nil }
+        return (window, popup)
+    }
+
+    /// Gives the window seen at `top` its place: a popup of its own, an anchor or exclusion,
+    /// a member of an open popup's family, or nothing. A window that would be another
+    /// instance of the very popup it belongs to (yad's file dialog has yad's class) is a
+    /// member; one that opens another popup (a nested popup by configuration) keeps that.
+    /// `reading`: the rectangle and protocols are read anew, not taken from the roster.
+    @discardableResult
+    private func place(_ top: WindowID, reading: Bool = false, now: Int64) -> Bool {
+        guard let s = seen[top] else { return roster.forget(top) }
+        var roles = roster.model.roles(for: s.properties)
+        let owner = familyOwner(of: top, s)
+        if let owner, roles.popup == nil || roles.popup == owner.popup { roles.popup = nil }
+        let family = owner.flatMap { roles.popup == nil ? $0.window : nil }
+        guard !roles.isNone || family != nil else { return roster.forget(top) }
+        do {
+            let current = reading ? nil : roster[top].flatMap { $0.window == s.client ? $0 : nil }
+            let rect = try current?.rect ?? x.rootRect(top)
+            let supportsDelete = try current?.details ?? x.supportsDeleteWindow(s.client)
+            return roster.update(top, window: s.client, rect: rect, properties: s.properties, details: supportsDelete,
+                                 roles: roles, family: family, now: now)
+        } catch {
+            logger.debug("window vanished while being placed", metadata: ["window": "\(roster.describe(top))", "error": "\(error)"])
+            return roster.forget(top)
+        }
+    }
 
     // MARK: -
 
@@ -142,7 +250,7 @@ final class WindowTracker {
 
     /// Stops following the properties of a top-level that is gone, unmapped or reparented.
     private func unwatch(_ top: WindowID) {
-        clients[top] = nil
+        seen[top] = nil
         watched = watched.filter { $0.value != top }
     }
 
@@ -154,33 +262,33 @@ final class WindowTracker {
     }
 
     /// Looks at a top-level window: finds its client (`findClient`: the window with WM_STATE
-    /// at any depth below it, else itself) and matches it. Windows that vanish while being
-    /// looked at are simply not tracked. Returns whether what the engine sees changed.
+    /// at any depth below it, else itself), reads it and places it. Windows that vanish
+    /// while being looked at are simply not tracked. Returns whether what the engine sees
+    /// changed.
     @discardableResult
     private func inspect(_ top: WindowID, now: Int64) -> Bool {
+        // The shield, and anything else of the daemon's own.
+        guard !x.isOwn(top) else { return false }
         do {
             let attributes = try x.getWindowAttributes(top)
-            guard attributes.mapState == .viewable, attributes.windowClass == .inputOutput || attributes.overrideRedirect else {
-                return false
-            }
+            guard attributes.mapState == .viewable else { return false }
+            mapped[top] = attributes.overrideRedirect
+            guard attributes.windowClass == .inputOutput || attributes.overrideRedirect else { return false }
             // PropertyNotify is selected on each window before its WM_STATE is read, so a
             // window manager setting it just after is still heard. An override-redirect window
-            // is never managed: no WM_STATE will come, and the shield's own events stay as
-            // they are.
-            let search = try x.findClient(of: top) { w in
+            // is never managed: no WM_STATE will come.
+            let search = try x.findClient(of: top, overrideRedirect: attributes.overrideRedirect) { w in
                 if !attributes.overrideRedirect && watched[w] == nil { x.watchProperties(w) }
             }
             if let client = search.client, attributes.overrideRedirect, watched[client] == nil { x.watchProperties(client) }
             watch(search.managed || attributes.overrideRedirect ? search.client.map { [$0] } ?? [] : search.searched, for: top)
             guard let client = search.client else {
-                clients[top] = nil
+                seen[top] = nil
                 return roster.forget(top)
             }
-            clients[top] = client
-            let properties = try x.windowProperties(client)
-            guard !roster.model.roles(for: properties).isNone else { return roster.forget(top) }
-            return roster.update(top, window: client, rect: try x.rootRect(top), properties: properties,
-                                 details: try x.supportsDeleteWindow(client), now: now)
+            seen[top] = Seen(client: client, overrideRedirect: attributes.overrideRedirect,
+                             properties: try x.windowProperties(client))
+            return place(top, reading: true, now: now)
         } catch {
             logger.debug("window vanished while being inspected", metadata: ["window": "\(roster.describe(top))", "error": "\(error)"])
             return false

@@ -155,8 +155,11 @@ public final class X11Display: Display {
             // Requests about windows that vanished (a popup closed mid-click) end here.
             logger.debug("X error", metadata: ["error": "\(error)"])
         default:
+            if case .mapNotify(let e) = event, e.event == x.root, e.overrideRedirect { shield?.overrideRedirectMapped(e.window) }
             let changed = tracker.apply(event, now: clock.now())
-            if interception == .shield { shield?.keepOnTop(stacking: tracker.stacking, now: MonotonicClock.milliseconds()) }
+            if interception == .shield {
+                shield?.keepAbove(stacking: tracker.stacking, mappedWindows: tracker.mapped, now: MonotonicClock.milliseconds())
+            }
             if changed { return .changed }
         }
         return nil
@@ -389,8 +392,9 @@ public final class X11Display: Display {
 
     public func popupWindow(for window: UInt32) -> Result<UInt32, Refusal> {
         if let client = tracker.popupWindow(for: window) { return .success(client) }
-        return .failure(Refusal("window \(hex(window)) is not a mapped top-level window (nor the client window of one) "
-                                + "with WM_CLASS on \(x.display); `xwininfo` or `xdotool search` shows the ids"))
+        return .failure(Refusal("window \(hex(window)) is not a mapped top-level window on \(x.display), nor the client "
+                                + "window of one (a managed window with WM_STATE, or an override-redirect window); "
+                                + "`xwininfo -root -children` or `xdotool search` shows the ids"))
     }
 
     public var windowsUnavailable: String? { nil }
@@ -407,6 +411,24 @@ public final class X11Display: Display {
         escapeGrabs.release()
         shield = nil
         x.flush()
+    }
+
+    /// Asks the server for the pointer: refused while another client holds it (X has no
+    /// request that names the holder), else taken and given back at once.
+    public func otherPointerGrab() -> String? {
+        do {
+            guard let refusal = try x.grabPointer(x.root, events: [], cursor: nil) else {
+                x.ungrabPointer()
+                x.flush()
+                return nil
+            }
+            switch refusal {
+            case .alreadyGrabbed, .frozen: return "\(refusal)"
+            default: return nil
+            }
+        } catch {
+            return nil
+        }
     }
 
     public func status() -> DisplayStatus {
