@@ -5,9 +5,9 @@ internal import CXCB
 /// whatever depth it put them below its frame. A frame's own properties never make it the
 /// client: i3 (`i3-frame`) and herbstluftwm (`_HERBST_DECORATION`) put WM_CLASS on theirs.
 ///
-/// An override-redirect window (menus, tooltips, many bar popups) is always its own client.
-/// With no WM_STATE anywhere below it, any other top-level window is nobody's frame (no
-/// window manager runs): it is then its own client if it has WM_CLASS (what xprop and
+/// With no WM_STATE anywhere below it, a top-level window is nobody's frame: an
+/// override-redirect window (menus, tooltips, many bar popups) is then its own client; any
+/// other (while no window manager runs) is its own client if it has WM_CLASS (what xprop and
 /// xdotool do too). A window manager may set WM_STATE only after mapping its frame, so for a
 /// top-level that is not override-redirect the answer can still change: `searched` lists
 /// the windows to watch for WM_STATE appearing.
@@ -32,11 +32,11 @@ extension XConnection {
     /// `beforeReading` gets each window before its WM_STATE is read, for a caller that
     /// selects PropertyNotify on it there: a WM_STATE set after the read then still reaches it.
     ///
-    /// An override-redirect top-level is never managed (ICCCM 4.1.10): it is its own client,
-    /// with or without WM_CLASS (dzen2's body, Xt menus), and nothing below it is searched.
+    /// An override-redirect top-level with no WM_STATE below it (i3's frames are
+    /// override-redirect, with the client below) is never managed (ICCCM 4.1.10): it is its
+    /// own client, with or without WM_CLASS (dzen2's body, Xt menus).
     public func findClient(of topLevel: WindowID, overrideRedirect: Bool = false,
                            beforeReading: (WindowID) -> Void = { _ in }) throws(XError) -> ClientSearch {
-        if overrideRedirect { return ClientSearch(client: topLevel, managed: false, searched: [topLevel]) }
         var level = [topLevel]
         var searched: [WindowID] = []
         for depth in 0...Self.clientSearchDepth {
@@ -62,7 +62,8 @@ extension XConnection {
             }.flatMap { $0.reversed() }
             if level.isEmpty { break }
         }
-        return ClientSearch(client: try wmClass(topLevel) != nil ? topLevel : nil, managed: false, searched: searched)
+        let ownClient = try overrideRedirect ? true : wmClass(topLevel) != nil
+        return ClientSearch(client: ownClient ? topLevel : nil, managed: false, searched: searched)
     }
 
     /// `read`, or nil when `ignoringGone` and the window it asked about no longer exists

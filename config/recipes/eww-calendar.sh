@@ -1,6 +1,8 @@
 #!/bin/sh
 # clickaway recipe: an eww calendar with no config.toml entry (compare eww.toml).
 #
+# Not tested with the real program: Debian 12 does not ship eww.
+#
 # The bar's button runs this script instead of `eww open --toggle calendar`:
 #
 #     (button :onclick "~/.local/share/clickaway/recipes/eww-calendar.sh" "calendar")

@@ -92,10 +92,11 @@ final class ShieldWindow {
     /// mapped before it) and below the override-redirect windows mapped since: it goes just
     /// below the lowest of those above the window to cover, or on top when there is none.
     /// Its own restacking comes back as a ConfigureNotify that leaves nothing to do, so this
-    /// does not loop with itself. `mappedWindows`: the root's mapped children.
-    func keepAbove(stacking: [WindowID], mappedWindows: [WindowID: Bool], now: Int64) {
+    /// does not loop with itself. `mappedWindows`: the root's mapped children; `isMenu`: whether
+    /// an override-redirect window is nobody's frame (i3's frames are override-redirect).
+    func keepAbove(stacking: [WindowID], mappedWindows: [WindowID: Bool], isMenu: (WindowID) -> Bool, now: Int64) {
         guard mapped, let own = stacking.firstIndex(of: window) else { return }
-        menusAbove = menusAbove.filter { mappedWindows[$0] != nil }
+        menusAbove = menusAbove.filter { mappedWindows[$0] != nil && isMenu($0) }
         guard let cover = stacking.indices.last(where: {
             $0 > own && mappedWindows[stacking[$0]] != nil && !menusAbove.contains(stacking[$0])
         }) else { return }

@@ -33,7 +33,10 @@ final class WindowTracker {
 
     private struct Seen {
         var client: WindowID
-        var overrideRedirect: Bool
+        /// Override-redirect and nobody's frame: a menu, a dropdown, a bar popup (i3's frames
+        /// are override-redirect too, with a managed client below).
+        var unmanagedOverrideRedirect: Bool
+        var inputOnly: Bool
         var properties: WindowMatch.Properties
     }
 
@@ -158,6 +161,10 @@ final class WindowTracker {
 
     // MARK: - Families
 
+    /// Whether `top` is an override-redirect window that is nobody's frame (a menu, a
+    /// launcher, a dropdown), as last seen.
+    func isUnmanagedOverrideRedirect(_ top: WindowID) -> Bool { seen[top]?.unmanagedOverrideRedirect == true }
+
     /// The keys of the open popup instances (not their family's windows).
     private func openInstanceKeys() -> Set<WindowID> {
         Set(roster.entries.compactMap { key, entry in entry.roles.popup != nil && entry.family == nil ? key : nil })
@@ -171,7 +178,7 @@ final class WindowTracker {
         var before = force ? nil : Optional(openInstanceKeys())
         for _ in 0..<3 {
             for top in roster.stacking {
-                guard let s = seen[top], s.overrideRedirect || s.properties.transientFor != 0 else { continue }
+                guard let s = seen[top], s.unmanagedOverrideRedirect || s.properties.transientFor != 0 else { continue }
                 place(top, now: now)
             }
             let after = openInstanceKeys()
@@ -186,6 +193,8 @@ final class WindowTracker {
     /// Qt's menus, dropdowns and tooltips, Xt menus, dzen2's body). Popups with
     /// `family = false` have none.
     private func familyOwner(of top: WindowID, _ s: Seen) -> (window: WindowID, popup: Int32)? {
+        // GTK's grab-transfer window and the like: nothing to click on.
+        guard !s.inputOnly else { return nil }
         var link = s.properties.transientFor
         for _ in 0..<Self.transientDepth where link != 0 && link != s.client {
             if let entry = roster.entry(forWindow: link) {
@@ -195,7 +204,7 @@ final class WindowTracker {
             guard let next = seen.values.first(where: { $0.client == link }) else { break }
             link = next.properties.transientFor
         }
-        guard s.overrideRedirect else { return nil }
+        guard s.unmanagedOverrideRedirect else { return nil }
         for key in roster.stacking.reversed() where key != top {
             guard let entry = roster[key], entry.family == nil, let popup = roster.popupOf(window: entry.window),
                   x.sameClient(entry.window, s.client) else { continue }
@@ -286,8 +295,8 @@ final class WindowTracker {
                 seen[top] = nil
                 return roster.forget(top)
             }
-            seen[top] = Seen(client: client, overrideRedirect: attributes.overrideRedirect,
-                             properties: try x.windowProperties(client))
+            seen[top] = Seen(client: client, unmanagedOverrideRedirect: attributes.overrideRedirect && !search.managed,
+                             inputOnly: attributes.windowClass != .inputOutput, properties: try x.windowProperties(client))
             return place(top, reading: true, now: now)
         } catch {
             logger.debug("window vanished while being inspected", metadata: ["window": "\(roster.describe(top))", "error": "\(error)"])

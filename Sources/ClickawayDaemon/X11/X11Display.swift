@@ -158,7 +158,8 @@ public final class X11Display: Display {
             if case .mapNotify(let e) = event, e.event == x.root, e.overrideRedirect { shield?.overrideRedirectMapped(e.window) }
             let changed = tracker.apply(event, now: clock.now())
             if interception == .shield {
-                shield?.keepAbove(stacking: tracker.stacking, mappedWindows: tracker.mapped, now: MonotonicClock.milliseconds())
+                shield?.keepAbove(stacking: tracker.stacking, mappedWindows: tracker.mapped,
+                                  isMenu: tracker.isUnmanagedOverrideRedirect, now: MonotonicClock.milliseconds())
             }
             if changed { return .changed }
         }
