@@ -13,7 +13,8 @@ public struct PickedWindow: Sendable {
     public var properties: WindowMatch.Properties
     /// Whether the client takes WM_DELETE_WINDOW.
     public var acceptsDelete: Bool
-    /// Whether the window is override-redirect: no window manager manages it (menus, bar popups).
+    /// Whether the window is override-redirect and nobody's frame: no window manager manages
+    /// it (menus, bar popups).
     public var overrideRedirect: Bool
 }
 
@@ -72,8 +73,11 @@ extension XConnection {
 
     private func describePicked(_ topLevel: WindowID) throws -> PickedWindow {
         // The daemon's window tracker finds clients with the same search.
-        let overrideRedirect = try getWindowAttributes(topLevel).overrideRedirect
-        guard let client = try findClient(of: topLevel, overrideRedirect: overrideRedirect).client else {
+        let isOverrideRedirect = try getWindowAttributes(topLevel).overrideRedirect
+        let search = try findClient(of: topLevel, overrideRedirect: isOverrideRedirect)
+        // i3's frames are override-redirect too, with a managed client inside.
+        let overrideRedirect = isOverrideRedirect && !search.managed
+        guard let client = search.client else {
             throw NothingPicked("window \(hex(topLevel)) under the click is no client window: nothing inside it "
                                 + "has WM_STATE and it has no WM_CLASS itself, so no [[popup]] window match can find it")
         }

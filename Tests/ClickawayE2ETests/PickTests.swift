@@ -75,6 +75,42 @@ struct PickTests {
         #expect(!match.matches(try client.connection.windowProperties(main.id)))
     }
 
+    /// dzen2's body: override-redirect, a name and no WM_CLASS. pick takes it, suggests a title
+    /// match that finds it and "kill", which ends dzen2 (unmapping would leave it running);
+    /// `open --window` takes it too.
+    @Test func picksAnOverrideRedirectWindowWithoutAClassAndOpenTakesIt() throws {
+        let f = try DaemonFixture(config: "")
+        try f.startDaemon()
+        var environment = f.environment
+        environment["HOME"] = f.directory.path
+        let dzen = try ChildProcess(["sh", "-c", "printf 'title\\nline1\\nline2\\n' | exec dzen2 -p -l 2 -x 100 -y 100 -w 300 -e 'onstart=uncollapse'"],
+                                   environment: environment)
+        defer { dzen.stop() }
+        let x = f.client.connection
+        var body: WindowID = 0
+        try eventually("dzen2's body to be viewable", timeout: .seconds(20), every: .milliseconds(20)) {
+            for top in try x.queryTree(x.root).children {
+                let a = try? x.getWindowAttributes(top)
+                if a?.mapState == .viewable, a?.overrideRedirect == true, (try? x.wmClass(top)) ?? nil == nil,
+                   (try? x.title(top)) == "dzen slave" { body = top }
+            }
+            return body != 0
+        }
+
+        let r = try pick(on: f.xvfb.display, at: (150, 130))
+        #expect(r.status == 0, "\(r.stderr)")
+        let spec = try loadPopup(r.stdout)
+        #expect(spec.dismiss == .kill, "\(r.stdout)")
+        let match = try windowMatch(spec)
+        #expect(match == WindowMatch(title: "dzen slave"), "\(r.stdout)")
+        #expect(match.matches(try x.windowProperties(body)))
+
+        let open = try f.ctl(["open", "--window", hex(body), "--name", "body"])
+        #expect(open.status == 0, "\(open.stderr)")
+        let entry = try #require(try f.status()["open"]?.arrayValue?.first { $0["popup"]?.stringValue == "body" })
+        #expect(entry["window"]?.stringValue == hex(body))
+    }
+
     @Test func escapesATitleThatTriesToBreakOutOfItsStringAndComment() throws {
         let xvfb = try XvfbServer()
         let client = try TestClient(display: xvfb.display)
@@ -149,6 +185,7 @@ struct PickTests {
             ("title", .string("recorder")),
             ("types", .array([])),
             ("match", .object([("class", .string("Volume")), ("instance", .string("volume"))])),
+            ("override_redirect", .bool(false)),
             ("dismiss", .string("close")),
         ]), "\(j.stdout)")
     }

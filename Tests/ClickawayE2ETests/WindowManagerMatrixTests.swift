@@ -55,6 +55,7 @@ struct WindowManagerMatrixTests {
         let f = try DaemonFixture(config: Self.config, windowManager: c.wm, backend: c.backend)
         let run = try MatrixRun(f, c)
         try run.step("window popup", run.windowPopupIsFoundUnderTheFrameAndPassesInsideClicks)
+        try run.step("family", run.aDialogOfThePopupIsInsideIt)
         try run.step("swallow", run.outsideClickIsSwallowed)
         try run.step("replay", run.replayedClickFocusesTheWindowUnderIt)
         try run.step("rect popup", run.rectPopup)
@@ -159,6 +160,23 @@ private final class MatrixRun {
     }
 
     private var popup: TestWindow?
+
+    /// A dialog of the popup's window (WM_TRANSIENT_FOR it, with the popup's own class, as
+    /// yad's file chooser has) is no second popup: a click on it is inside the popup.
+    func aDialogOfThePopupIsInsideIt() throws {
+        let popup = try #require(popup)
+        let dialog = try f.client.createWindow(at: Rect(x: 450, y: 100, width: 200, height: 150),
+                                               wmClass: WMClass(instance: "pop", windowClass: "Pop"), type: "dialog",
+                                               transientFor: popup.id)
+        try f.eventually("the dialog to join the popup's family") {
+            try openEntry("pop")?["members"]?.arrayValue?.contains { $0.stringValue == "0x" + String(dialog.id, radix: 16) } == true
+        }
+        #expect(try f.openPopups() == ["pop"], "the dialog counts as a popup of its own")
+        try clickReaches(dialog, at: try center(dialog), button: button)
+        #expect(f.client.deleteRequests(popup) == 0, "a click on the popup's dialog dismissed it: \(context)")
+        try f.client.destroy(dialog)
+        try f.eventually("the dialog to leave the family") { try openEntry("pop")?["members"]?.arrayValue?.isEmpty == true }
+    }
 
     func outsideClickIsSwallowed() throws {
         let popup = try #require(popup)

@@ -56,6 +56,7 @@ public final class TestClient {
     ///   - closesOnDelete: list WM_DELETE_WINDOW in WM_PROTOCOLS and destroy the window
     ///     when a WM_DELETE_WINDOW message arrives, like a well-behaved client.
     ///   - fixedSize: minimum and maximum size equal to the size (xmonad floats such windows).
+    ///   - transientFor: the window this one is a dialog of (WM_TRANSIENT_FOR).
     @discardableResult
     public func createWindow(
         at rect: Rect,
@@ -65,6 +66,7 @@ public final class TestClient {
         closesOnDelete: Bool = false,
         overrideRedirect: Bool = false,
         fixedSize: Bool = true,
+        transientFor: WindowID? = nil,
         timeout: Duration = .seconds(5)
     ) throws -> TestWindow {
         let x = connection
@@ -86,6 +88,9 @@ public final class TestClient {
             setString(c, id, UInt32(XCB_ATOM_WM_NAME.rawValue), UInt32(XCB_ATOM_STRING.rawValue), title)
             if let typeAtom {
                 setWords(c, id, x.atoms.netWMWindowType, UInt32(XCB_ATOM_ATOM.rawValue), [typeAtom])
+            }
+            if let transientFor {
+                setWords(c, id, UInt32(XCB_ATOM_WM_TRANSIENT_FOR.rawValue), UInt32(XCB_ATOM_WINDOW.rawValue), [transientFor])
             }
             if closesOnDelete {
                 setWords(c, id, x.atoms.wmProtocols, UInt32(XCB_ATOM_ATOM.rawValue), [x.atoms.wmDeleteWindow])
