@@ -81,9 +81,9 @@ final class ProgramsRun {
     let events: EventStream
     let work: URL
 
-    init(_ c: RealProgramTests.Case) throws {
+    init(_ c: RealProgramTests.Case, config: String = RealProgramTests.config) throws {
         self.c = c
-        f = try DaemonFixture(config: RealProgramTests.config, windowManager: c.wm, backend: c.backend)
+        f = try DaemonFixture(config: config, windowManager: c.wm, backend: c.backend)
         work = f.directory.appendingPathComponent("work")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         try f.startDaemon()
