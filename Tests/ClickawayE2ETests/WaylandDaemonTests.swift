@@ -293,6 +293,33 @@ import XTestHarness
         }
     }
 
+    /// A second window of the popup's process with its app_id (a GTK program's file dialog:
+    /// sway's tree shows no parent link) belongs to the popup: no second popup, a click on it
+    /// is inside.
+    @Test func aSecondWindowOfThePopupsProcessIsInsideIt() throws {
+        try withWaylandDaemon(.sway, config: Self.menuConfig) { f in
+            let events = try f.monitor()
+            let window = try Self.openMenu(f, events)
+            let dialog = try TestToplevel(display: f.compositor.waylandSocket, appId: "clickaway-test-menu", title: "dialog",
+                                          width: 200, height: 150)
+            try f.compositor.command(#"[title="dialog"] move position 600 100"#)
+            try f.eventually("the dialog to join the menu's family") {
+                try window.dispatch()
+                try dialog.dispatch()
+                let open = try f.status()["open"]?.arrayValue ?? []
+                return open.count == 1 && open.first?["members"]?.arrayValue?.count == 1
+            }
+            try f.click(700, 175)
+            try dialog.dispatch()
+            #expect(try dialog.presses().filter(\.isPressed).count == 1, "the click on the dialog did not reach it")
+            #expect(try f.openPopups() == ["menu"], "a click on the popup's dialog dismissed it")
+            #expect(!window.closeRequested)
+            try f.click(800, 600)
+            #expect(try events.await(.dismissed)["popups"] == .array([.string("menu")]))
+            try window.waitForCloseRequest()
+        }
+    }
+
     /// sway 1.7 sends no event for `move absolute position`: a click in the window's new
     /// place is still the window's (sway's tree is read before deciding), and once the
     /// daemon's poll has seen the move, its old place is outside.

@@ -186,13 +186,14 @@ final class SwayWindows {
         views = present
         var changed = false
         for id in roster.entries.keys where !present.contains(id) { changed = roster.forget(id) || changed }
-        // A popup's family: the other views of its process. sway's tree shows no parent link
-        // for a dialog (GTK's set_parent is not in it), so the process is what ties yad's file
-        // dialog to yad's form. The first view of a process that opens a popup is the popup.
-        var owners: [Int32: (id: UInt32, popup: Int32)] = [:]
-        for view in found where view.pid > 0 && owners[view.pid] == nil {
+        // A popup's family: the other views of its process with its app_id (or X class).
+        // sway's tree shows no parent link for a dialog (GTK's set_parent is not in it), so
+        // that is what ties yad's file dialog to yad's form; the app_id keeps a terminal
+        // server's other windows (footclient's) out. The first such view opening a popup is it.
+        var owners: [Family: (id: UInt32, popup: Int32)] = [:]
+        for view in found where view.pid > 0 && owners[Family(view)] == nil {
             if let popup = roster.model.roles(for: view.properties).popup, roster.model.popups[Int(popup)].family {
-                owners[view.pid] = (view.id, popup)
+                owners[Family(view)] = (view.id, popup)
             }
         }
         for view in found {
@@ -201,7 +202,7 @@ final class SwayWindows {
             }
             var roles = roster.model.roles(for: view.properties)
             var family: UInt32?
-            if let owner = owners[view.pid], owner.id != view.id, roles.popup == nil || roles.popup == owner.popup {
+            if let owner = owners[Family(view)], owner.id != view.id, roles.popup == nil || roles.popup == owner.popup {
                 roles.popup = nil
                 family = owner.id
             }
@@ -212,6 +213,16 @@ final class SwayWindows {
         changed = changed || order != roster.stacking
         roster.stacking = order
         return changed
+    }
+
+    /// What the views of one popup's family share: the process and the app_id (X class).
+    private struct Family: Hashable {
+        var pid: Int32
+        var app: String?
+        init(_ view: (id: UInt32, rect: Rect, properties: WindowMatch.Properties, pid: Int32)) {
+            pid = view.pid
+            app = view.properties.appId ?? view.properties.windowClass
+        }
     }
 
     /// Every visible view, in tree order.
