@@ -28,6 +28,24 @@ import Testing
         #expect(plain.model.popups[0].escapeKey == .swallow)
     }
 
+    @Test func familyDefaultsOnAndInheritsFromDefaults() throws {
+        let plain = try load("[[popup]]\nname = \"p\"\nwindow = { class = \"P\" }\n")
+        #expect(plain.model.popups[0].family)
+        let loaded = try load("""
+            [defaults]
+            family = false
+            [[popup]]
+            name = "menu"
+            window = { class = "Menu" }
+            [[popup]]
+            name = "form"
+            window = { class = "Yad" }
+            family = true
+            """)
+        #expect(loaded.model.popups.map(\.family) == [false, true])
+        #expect(throws: ConfigError.self) { try load("[[popup]]\nname = \"p\"\nwindow = { class = \"P\" }\nfamily = 1\n") }
+    }
+
     @Test func badEscapeValuesAreReportedWithTheirPlace() {
         #expect(throws: ConfigError.self) { try load("[[popup]]\nname = \"p\"\nwindow = { class = \"P\" }\nescape = \"yes\"\n") }
         do {

@@ -93,21 +93,21 @@ struct CtlCommandTests {
 
     @Test(arguments: [
         (["--open", "delete", "100", "20"],
-         #"{"x":100,"y":20,"hit":null,"path":[],"dismiss":["delete"],"click":"swallow"}"#),
+         #"{"x":100,"y":20,"hit":null,"path":[],"dismiss":["delete"],"click":"swallow","grab":null}"#),
         (["--open", "delete", "250", "20"],
-         #"{"x":250,"y":20,"hit":{"popup":"delete","region":"delete"},"path":["delete"],"dismiss":[],"click":"pass"}"#),
+         #"{"x":250,"y":20,"hit":{"popup":"delete","region":"delete"},"path":["delete"],"dismiss":[],"click":"pass","grab":null}"#),
         (["--open", "table", "160", "186"],
-         #"{"x":160,"y":186,"hit":null,"path":[],"dismiss":["table"],"click":"swallow"}"#),
+         #"{"x":160,"y":186,"hit":null,"path":[],"dismiss":["table"],"click":"swallow","grab":null}"#),
         (["--open", "table", "160", "200"],
-         #"{"x":160,"y":200,"hit":{"popup":"table","region":"table.cell1"},"path":["table","table.cell1"],"dismiss":[],"click":"pass"}"#),
+         #"{"x":160,"y":200,"hit":{"popup":"table","region":"table.cell1"},"path":["table","table.cell1"],"dismiss":[],"click":"pass","grab":null}"#),
         (["--open", "form", "590", "90"],
-         #"{"x":590,"y":90,"hit":{"popup":"form","region":"form.field"},"path":["form","form.field"],"dismiss":[],"click":"pass"}"#),
+         #"{"x":590,"y":90,"hit":{"popup":"form","region":"form.field"},"path":["form","form.field"],"dismiss":[],"click":"pass","grab":null}"#),
         (["--open", "form", "545", "55"],
-         #"{"x":545,"y":55,"hit":{"popup":"form","region":"form.button"},"path":["form","form.button"],"dismiss":[],"click":"pass"}"#),
+         #"{"x":545,"y":55,"hit":{"popup":"form","region":"form.button"},"path":["form","form.button"],"dismiss":[],"click":"pass","grab":null}"#),
         (["--open", "window", "820", "50"],
-         #"{"x":820,"y":50,"hit":{"popup":"window","region":"window.red.button"},"path":["window","window.red","window.red.button"],"dismiss":[],"click":"pass"}"#),
+         #"{"x":820,"y":50,"hit":{"popup":"window","region":"window.red.button"},"path":["window","window.red","window.red.button"],"dismiss":[],"click":"pass","grab":null}"#),
         (["--open", "delete", "--open", "window", "820", "50"],
-         #"{"x":820,"y":50,"hit":{"popup":"window","region":"window.red.button"},"path":["window","window.red","window.red.button"],"dismiss":["delete"],"click":"pass"}"#),
+         #"{"x":820,"y":50,"hit":{"popup":"window","region":"window.red.button"},"path":["window","window.red","window.red.button"],"dismiss":["delete"],"click":"pass","grab":null}"#),
     ])
     func hitJSONOnUIKitScenarios(_ arguments: [String], _ expected: String) throws {
         let r = try ctl(["hit", "--config", "CONFIG", "--json"] + arguments, config: Self.uikitScenarios)
