@@ -284,14 +284,19 @@ final class ProgramsRun {
         #expect(try dismissalsSoFar().isEmpty, "something was dismissed")
     }
 
-    /// A popup of the tests' own, open while another program's menu runs.
-    func openPop() throws -> TestWindow {
+    /// Runs `body` with a popup of the tests' own open beside it, as another program's menu
+    /// runs; the popup must still be open afterwards, and is closed then.
+    func withPopOpen(_ program: String, _ body: () throws -> Void) throws {
         let pop = try f.window(RealProgramTests.popRect, class: "Pop")
         _ = try awaitEvent(.opened, popup: "pop")
-        return pop
+        defer { try? f.client.destroy(pop) }
+        try body()
+        try expectPopStillOpen(pop, after: program)
+        try f.client.destroy(pop)
+        _ = try awaitEvent(.closed, popup: "pop")
     }
 
-    func expectPopStillOpen(_ pop: TestWindow, after what: String) throws {
+    private func expectPopStillOpen(_ pop: TestWindow, after what: String) throws {
         try f.client.drain()
         #expect(f.client.deleteRequests(pop) == 0, "\(what) dismissed the popup")
         #expect(try openEntry("pop") != nil, "\(what) closed the popup")
@@ -300,35 +305,30 @@ final class ProgramsRun {
     /// rofi grabs the pointer: a double click on an entry chooses it (rofi's default), and a
     /// click outside it ends rofi, in every mode, without dismissing the popup open beside it.
     func rofiTakesItsClicks() throws {
-        let pop = try openPop()
-        defer { try? f.client.destroy(pop) }
-        for (entry, expected) in [("b", "b\n"), (nil, "")] {
-            let (rofi, output) = try start("rofi", "printf 'a\\nb\\nc\\n' | exec rofi -dmenu")
-            defer { rofi.stop() }
-            let window = try awaitWindow("rofi's window", of: rofi) { $0.properties.windowClass == "Rofi" }
-            try expectNotCoveredByTheShield(window, "rofi")
-            if entry != nil {
-                let point = (x: window.rect.x + 80, y: window.rect.y + 66)
-                let hit = try f.ctl(["hit", "\(point.x)", "\(point.y)"])
-                #expect(hit.stdout.contains("grab:"), "hit does not say rofi holds the pointer: \(hit.stdout)")
-                try click(point.x, point.y)
-                try click(point.x, point.y)
-            } else {
-                try click(RealProgramTests.nowhere.x, RealProgramTests.nowhere.y)
+        try withPopOpen("clicks rofi took") {
+            for (entry, expected) in [("b", "b\n"), (nil, "")] {
+                let (rofi, output) = try start("rofi", "printf 'a\\nb\\nc\\n' | exec rofi -dmenu")
+                defer { rofi.stop() }
+                let window = try awaitWindow("rofi's window", of: rofi) { $0.properties.windowClass == "Rofi" }
+                try expectNotCoveredByTheShield(window, "rofi")
+                if entry != nil {
+                    let point = (x: window.rect.x + 80, y: window.rect.y + 66)
+                    let hit = try f.ctl(["hit", "\(point.x)", "\(point.y)"])
+                    #expect(hit.stdout.contains("grab:"), "hit does not say rofi holds the pointer: \(hit.stdout)")
+                    try click(point.x, point.y)
+                    try click(point.x, point.y)
+                } else {
+                    try click(RealProgramTests.nowhere.x, RealProgramTests.nowhere.y)
+                }
+                let exit = try awaitExit(rofi, "exit after the click")
+                #expect(exit == (entry == nil ? "exit status 1" : "exit status 0"), "rofi: \(exit)")
+                #expect(read(output) == expected, "rofi printed \(read(output))")
             }
-            let exit = try awaitExit(rofi, "exit after the click")
-            #expect(exit == (entry == nil ? "exit status 1" : "exit status 0"), "rofi: \(exit)")
-            #expect(read(output) == expected, "rofi printed \(read(output))")
-            try expectPopStillOpen(pop, after: "a click rofi took")
         }
-        try f.client.destroy(pop)
-        _ = try awaitEvent(.closed, popup: "pop")
     }
 
     /// jgmenu grabs the pointer and runs the item clicked.
     func jgmenuRunsTheItemClicked() throws {
-        let pop = try openPop()
-        defer { try? f.client.destroy(pop) }
         let rc = work.appendingPathComponent("jgmenurc")
         try """
             stay_alive = 0
@@ -343,30 +343,26 @@ final class ProgramsRun {
         let (jgmenu, _) = try start("jgmenu",
                                     "printf 'Item A,echo A > \(ran)\\nItem B,echo B > \(ran)\\n' | exec jgmenu --simple --config-file=\(rc.path)")
         defer { jgmenu.stop() }
-        let menu = try awaitWindow("jgmenu's menu", of: jgmenu) { $0.properties.windowClass == "jgmenu" }
-        try expectNotCoveredByTheShield(menu, "jgmenu")
-        try click(menu.rect.x + 50, menu.rect.y + 48)
-        #expect(try awaitOutput(ran, "jgmenu to run Item B") == "B\n")
-        _ = try awaitExit(jgmenu, "exit after running the item")
-        try expectPopStillOpen(pop, after: "a click jgmenu took")
-        try f.client.destroy(pop)
-        _ = try awaitEvent(.closed, popup: "pop")
+        try withPopOpen("a click jgmenu took") {
+            let menu = try awaitWindow("jgmenu's menu", of: jgmenu) { $0.properties.windowClass == "jgmenu" }
+            try expectNotCoveredByTheShield(menu, "jgmenu")
+            try click(menu.rect.x + 50, menu.rect.y + 48)
+            #expect(try awaitOutput(ran, "jgmenu to run Item B") == "B\n")
+            _ = try awaitExit(jgmenu, "exit after running the item")
+        }
     }
 
     /// dmenu grabs the keyboard only and takes no clicks: what is typed is printed.
     func dmenuPrintsWhatIsTyped() throws {
-        let pop = try openPop()
-        defer { try? f.client.destroy(pop) }
-        let (dmenu, output) = try start("dmenu", "printf 'a\\nb\\n' | exec dmenu")
-        defer { dmenu.stop() }
-        let bar = try awaitWindow("dmenu's bar", of: dmenu) { $0.properties.windowClass == "dmenu" }
-        try expectNotCoveredByTheShield(bar, "dmenu")
-        try keys(["key", "b", "Return"])
-        #expect(try awaitExit(dmenu, "exit after Return") == "exit status 0")
-        #expect(read(output) == "b\n", "dmenu printed \(read(output))")
-        try expectPopStillOpen(pop, after: "dmenu")
-        try f.client.destroy(pop)
-        _ = try awaitEvent(.closed, popup: "pop")
+        try withPopOpen("dmenu") {
+            let (dmenu, output) = try start("dmenu", "printf 'a\\nb\\n' | exec dmenu")
+            defer { dmenu.stop() }
+            let bar = try awaitWindow("dmenu's bar", of: dmenu) { $0.properties.windowClass == "dmenu" }
+            try expectNotCoveredByTheShield(bar, "dmenu")
+            try keys(["key", "b", "Return"])
+            #expect(try awaitExit(dmenu, "exit after Return") == "exit status 0")
+            #expect(read(output) == "b\n", "dmenu printed \(read(output))")
+        }
     }
 
     /// xterm as the popup (the xterm recipe's class): its Ctrl-click menu, an Xt override-

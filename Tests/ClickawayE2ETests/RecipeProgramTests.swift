@@ -25,31 +25,35 @@ struct RecipeProgramTests {
         return try ProgramsRun(RealProgramTests.Case(wm: .openbox, backend: backend), config: config)
     }
 
+    /// Runs `program` as the recipe says; a click at `inside` (relative to its window) leaves
+    /// it, a click outside ends it. Returns its exit and what it printed.
+    func insideKeepsOutsideEnds(_ r: ProgramsRun, _ program: String, windowClass: String, popup: String,
+                                inside: (x: Int32, y: Int32)) throws -> (exit: String, output: String) {
+        let (process, output) = try r.start(windowClass, "exec \(program)")
+        defer { process.stop() }
+        let window = try r.awaitWindow("the \(windowClass) window", of: process) { $0.properties.windowClass == windowClass }
+        _ = try r.awaitEvent(.opened, popup: popup)
+        try r.click(window.rect.x + inside.x, window.rect.y + inside.y)
+        let quiet = try r.dismissalsSoFar().isEmpty
+        #expect(process.isRunning && quiet, "a click on \(popup) ended it")
+        try r.click(Self.outside.x, Self.outside.y)
+        let exit = try r.awaitExit(process, "close on WM_DELETE_WINDOW")
+        return (exit, r.read(output))
+    }
+
     @Test(arguments: XBackend.allCases) func yadCalendar(_ backend: XBackend) throws {
         let r = try run("yad.toml", backend)
-        let (yad, output) = try r.start("yad", "exec yad --calendar --class=ClickawayCalendar --undecorated --no-buttons --on-top --skip-taskbar --mouse")
-        defer { yad.stop() }
-        let calendar = try r.awaitWindow("the calendar", of: yad) { $0.properties.windowClass == "ClickawayCalendar" }
-        _ = try r.awaitEvent(.opened, popup: "yad-calendar")
-        try r.click(calendar.rect.x + calendar.rect.width / 2, calendar.rect.y + 12)
-        let quiet = try r.dismissalsSoFar().isEmpty
-        #expect(yad.isRunning && quiet, "a click on the calendar ended it")
-        try r.click(Self.outside.x, Self.outside.y)
-        #expect(try r.awaitExit(yad, "close on WM_DELETE_WINDOW") == "exit status 252")
-        #expect(r.read(output).isEmpty, "yad printed \(r.read(output))")
+        let ended = try insideKeepsOutsideEnds(
+            r, "yad --calendar --class=ClickawayCalendar --undecorated --no-buttons --on-top --skip-taskbar --mouse",
+            windowClass: "ClickawayCalendar", popup: "yad-calendar", inside: (100, 12))
+        #expect(ended.exit == "exit status 252")
+        #expect(ended.output.isEmpty, "yad printed \(ended.output)")
     }
 
     @Test(arguments: XBackend.allCases) func scratchTerminal(_ backend: XBackend) throws {
         let r = try run("xterm.toml", backend)
-        let (xterm, _) = try r.start("xterm", "exec xterm -class Popup -geometry 80x20+200+200")
-        defer { xterm.stop() }
-        let window = try r.awaitWindow("the xterm", of: xterm) { $0.properties.windowClass == "Popup" }
-        _ = try r.awaitEvent(.opened, popup: "scratch-terminal")
-        try r.click(window.rect.x + 40, window.rect.y + 40)
-        let quiet = try r.dismissalsSoFar().isEmpty
-        #expect(xterm.isRunning && quiet, "a click in the xterm ended it")
-        try r.click(Self.outside.x, Self.outside.y)
-        _ = try r.awaitExit(xterm, "close on WM_DELETE_WINDOW")
+        _ = try insideKeepsOutsideEnds(r, "xterm -class Popup -geometry 80x20+200+200", windowClass: "Popup",
+                                       popup: "scratch-terminal", inside: (40, 40))
         _ = try r.awaitEvent(.closed, popup: "scratch-terminal")
     }
 
