@@ -92,13 +92,14 @@ final class ShieldWindow {
     /// mapped before it) and below the override-redirect windows mapped since: it goes just
     /// below the lowest of those above the window to cover, or on top when there is none.
     /// Its own restacking comes back as a ConfigureNotify that leaves nothing to do, so this
-    /// does not loop with itself. `mappedWindows`: the root's mapped children; `isMenu`: whether
-    /// an override-redirect window is nobody's frame (i3's frames are override-redirect).
-    func keepAbove(stacking: [WindowID], mappedWindows: [WindowID: Bool], isMenu: (WindowID) -> Bool, now: Int64) {
+    /// does not loop with itself. `mappedWindows`: the root's mapped children; `isFrame`: whether
+    /// an override-redirect window is a window manager's frame (i3's are), which is covered.
+    func keepAbove(stacking: [WindowID], mappedWindows: [WindowID: Bool], isFrame: (WindowID) -> Bool, now: Int64) {
         guard mapped, let own = stacking.firstIndex(of: window) else { return }
-        menusAbove = menusAbove.filter { mappedWindows[$0] != nil && isMenu($0) }
+        menusAbove = menusAbove.filter { mappedWindows[$0] != nil }
+        func staysAbove(_ w: WindowID) -> Bool { menusAbove.contains(w) && !isFrame(w) }
         guard let cover = stacking.indices.last(where: {
-            $0 > own && mappedWindows[stacking[$0]] != nil && !menusAbove.contains(stacking[$0])
+            $0 > own && mappedWindows[stacking[$0]] != nil && !staysAbove(stacking[$0])
         }) else { return }
         let top = stacking[cover]
         if let since = gaveUpRaisingAt {
@@ -112,7 +113,7 @@ final class ShieldWindow {
             return
         }
         raises.append(now)
-        if let menu = stacking[(cover + 1)...].first(where: menusAbove.contains) {
+        if let menu = stacking[(cover + 1)...].first(where: staysAbove) {
             x.restackWindow(window, .below, menu)
         } else {
             x.raiseWindow(window)

@@ -8,7 +8,9 @@ internal import Logging
 /// top-level window is the frame: its rectangle is the popup's, its client is what gets
 /// dismissed. An entry's details say whether the client takes WM_DELETE_WINDOW.
 ///
-/// Everything here runs on window events, never on a press: round trips are allowed.
+/// Everything here runs on window events, never on a press: round trips are allowed, but a
+/// window mapped (or changed) is only queued by `apply`; `inspectNext` reads it later, one
+/// window at a time, so that a press that arrives during a burst of windows is answered first.
 
 final class WindowTracker {
     private let x: XConnection
@@ -30,6 +32,10 @@ final class WindowTracker {
     private var matchedAtoms: [Atom] = []
     /// The mapped children of the root, each with whether it is override-redirect.
     private(set) var mapped: [WindowID: Bool] = [:]
+    /// Top-levels to look at (mapped, reparented to the root, a property changed), in no
+    /// particular order; one that went meanwhile is skipped.
+    private var pending: [WindowID] = []
+    private var pendingSet: Set<WindowID> = []
 
     private struct Seen {
         var client: WindowID
@@ -64,20 +70,46 @@ final class WindowTracker {
         settleFamilies(now: now)
     }
 
-    /// A new config: roles are matched again against the windows already on screen; those
-    /// with no role so far are looked at again as `lookup` says (a reload: all of them).
+    /// A new config: roles are matched again against the windows already on screen, by the
+    /// properties read when they were looked at (no round trip but for a window that gains a
+    /// role: its rectangle and protocols); those with no role so far are placed again as
+    /// `lookup` says (a reload: all of them). Titles are read again only where they were not
+    /// followed before and now are.
     func replaceModel(_ model: ClickModel, now: Int64, inspecting lookup: WindowLookup = .all) {
-        matchedAtoms = Self.matchedAtoms(for: model, atoms: x.atoms)
+        let atoms = Self.matchedAtoms(for: model, atoms: x.atoms)
+        let titlesNewlyFollowed = atoms.count > matchedAtoms.count
+        matchedAtoms = atoms
         roster.rematch(model)
         switch lookup {
         case .none:
             break
         case .window(let client):
-            for (top, s) in seen where s.client == client && roster[top] == nil { inspect(top, now: now) }
+            for (top, s) in seen where s.client == client && roster[top] == nil { place(top, now: now) }
+        case .all where titlesNewlyFollowed:
+            for window in roster.stacking where roster[window] == nil && mapped[window] != nil { enqueue(window) }
         case .all:
-            for window in roster.stacking where roster[window] == nil { inspect(window, now: now) }
+            for window in roster.stacking where roster[window] == nil && seen[window] != nil { place(window, now: now) }
         }
         settleFamilies(now: now, force: true)
+    }
+
+    /// Whether windows wait to be looked at (`inspectNext`).
+    var hasPending: Bool { !pending.isEmpty }
+
+    private func enqueue(_ top: WindowID) {
+        if pendingSet.insert(top).inserted { pending.append(top) }
+    }
+
+    /// Looks at one window waiting to be; returns whether what the engine sees changed.
+    func inspectNext(now: Int64) -> Bool {
+        while let top = pending.popLast() {
+            guard pendingSet.remove(top) != nil else { continue }
+            let before = openInstanceKeys()
+            guard inspect(top, now: now) else { return false }
+            if openInstanceKeys() != before { settleFamilies(now: now) }
+            return true
+        }
+        return false
     }
 
     /// Applies one event; returns true when the open popups, their families, geometry or
@@ -100,10 +132,12 @@ final class WindowTracker {
             roster.stacking.removeAll { $0 == e.window }
             roster.closing.cancel(e.window)
             mapped[e.window] = nil
+            pendingSet.remove(e.window)
             unwatch(e.window)
             return roster.forget(e.window)
         case .unmapNotify(let e) where e.event == x.root:
             mapped[e.window] = nil
+            pendingSet.remove(e.window)
             unwatch(e.window)
             return roster.forget(e.window)
         case .propertyNotify(let e) where e.atom == x.atoms.wmState || matchedAtoms.contains(e.atom):
@@ -112,17 +146,21 @@ final class WindowTracker {
             guard let top = watched[e.window], e.atom != x.atoms.wmState || seen[top]?.client != e.window || e.deleted else {
                 return false
             }
-            return inspect(top, now: now)
+            enqueue(top)
+            return false
         case .mapNotify(let e) where e.event == x.root:
             mapped[e.window] = e.overrideRedirect
-            return inspect(e.window, now: now)
+            enqueue(e.window)
+            return false
         case .reparentNotify(let e) where e.event == x.root:
             roster.stacking.removeAll { $0 == e.window }
             mapped[e.window] = nil
             if e.parent == x.root {
                 roster.stacking.append(e.window)
-                return inspect(e.window, now: now)
+                enqueue(e.window)
+                return false
             }
+            pendingSet.remove(e.window)
             unwatch(e.window)
             return roster.forget(e.window)
         case .configureNotify(let e) where e.event == x.root:
@@ -161,9 +199,9 @@ final class WindowTracker {
 
     // MARK: - Families
 
-    /// Whether `top` is an override-redirect window that is nobody's frame (a menu, a
-    /// launcher, a dropdown), as last seen.
-    func isUnmanagedOverrideRedirect(_ top: WindowID) -> Bool { seen[top]?.unmanagedOverrideRedirect == true }
+    /// Whether `top` was seen to be a window manager's frame (i3's frames are override-redirect)
+    /// rather than a menu, a launcher or a dropdown; false for a window not looked at yet.
+    func isFrame(_ top: WindowID) -> Bool { seen[top].map { !$0.unmanagedOverrideRedirect } ?? false }
 
     /// The keys of the open popup instances (not their family's windows).
     private func openInstanceKeys() -> Set<WindowID> {

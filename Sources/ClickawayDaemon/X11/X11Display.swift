@@ -98,7 +98,7 @@ public final class X11Display: Display {
     public func prepareToSleep() -> Bool {
         x.flush()
         if queued == nil { queued = x.pollQueuedEvent() }
-        return queued != nil || changed
+        return queued != nil || changed || tracker.hasPending
     }
 
     public func pollReturned(_ readiness: Readiness) {}
@@ -107,16 +107,40 @@ public final class X11Display: Display {
 
     // MARK: - Events
 
+    /// Events in the order the server sent them, each window change applied at once (no round
+    /// trip) and the refresh they call for coalesced: `.changed` comes once a batch is read,
+    /// and before any click, which is then decided on what was known. Windows to look at
+    /// (round trips) wait until no event does, one at a time: a press during a burst of
+    /// windows is answered after at most one of them.
     public func nextInput() -> DisplayInput? {
         while true {
+            if queued == nil { queued = x.pollEvent() }
+            if let event = queued {
+                if changed && event.isInput {
+                    changed = false
+                    return .changed
+                }
+                queued = nil
+                if let input = handle(event) { return input }
+                continue
+            }
+            if tracker.hasPending {
+                if tracker.inspectNext(now: clock.now()) { changed = true }
+                keepShieldAbove()
+                continue
+            }
             if changed {
                 changed = false
                 return .changed
             }
-            guard let event = queued ?? x.pollEvent() else { return nil }
-            queued = nil
-            if let input = handle(event) { return input }
+            return nil
         }
+    }
+
+    private func keepShieldAbove() {
+        guard interception == .shield else { return }
+        shield?.keepAbove(stacking: tracker.stacking, mappedWindows: tracker.mapped, isFrame: tracker.isFrame,
+                          now: MonotonicClock.milliseconds())
     }
 
     /// Handles what is the display's own; returns what the daemon must see.
@@ -156,12 +180,8 @@ public final class X11Display: Display {
             logger.debug("X error", metadata: ["error": "\(error)"])
         default:
             if case .mapNotify(let e) = event, e.event == x.root, e.overrideRedirect { shield?.overrideRedirectMapped(e.window) }
-            let changed = tracker.apply(event, now: clock.now())
-            if interception == .shield {
-                shield?.keepAbove(stacking: tracker.stacking, mappedWindows: tracker.mapped,
-                                  isMenu: tracker.isUnmanagedOverrideRedirect, now: MonotonicClock.milliseconds())
-            }
-            if changed { return .changed }
+            if tracker.apply(event, now: clock.now()) { changed = true }
+            keepShieldAbove()
         }
         return nil
     }
@@ -450,6 +470,16 @@ public final class X11Display: Display {
             escape: EscapeStatus(
                 active: escapeGrabs.isGrabbing,
                 refused: escapeGrabs.refused.map { EscapeStatus.Refused(modifiers: locks.describe($0.combination.modifiers), error: $0.error.name) })))
+    }
+}
+
+extension XEvent {
+    /// A press, release or key the daemon answers: what a refresh must come before.
+    var isInput: Bool {
+        switch self {
+        case .buttonPress, .buttonRelease, .keyPress: true
+        default: false
+        }
     }
 }
 
