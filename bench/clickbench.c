@@ -11,6 +11,7 @@
  *   startup --runs N --log FILE -- DAEMON ARGS...
  *   stop --pid P
  *   reload --pid P --runs N
+ *   windows --popups N --mode cycle|keep [--class CLASS]
  *
  * The X display comes from $DISPLAY, the control socket from
  * $XDG_RUNTIME_DIR/clickaway/ctl.sock. Results are printed as key=value lines.
@@ -614,6 +615,7 @@ struct options {
     const char *log;
     const char *samples;
     const char *notify_socket;
+    const char *window_class;
     char **rest; /* after "--" */
 };
 
@@ -986,6 +988,36 @@ static int reload(struct options *o) {
     return 0;
 }
 
+/* Another client's windows while clicks are measured: `--popups N` windows of WM_CLASS
+ * "burst"/CLASS away from the bench windows, mapped and unmapped in a loop (`cycle`) or
+ * mapped once (`keep`), until SIGTERM. Prints the cycles done on the way out. */
+static volatile sig_atomic_t windows_stop;
+static void windows_on_term(int sig) { (void)sig; windows_stop = 1; }
+
+static int windows(struct options *o) {
+    if (o->popups < 1) die("--popups must be at least 1");
+    int cycle = strcmp(o->latency_mode, "cycle") == 0;
+    if (!cycle && strcmp(o->latency_mode, "keep") != 0) die("--mode must be cycle or keep, not \"%s\"", o->latency_mode);
+    signal(SIGTERM, windows_on_term);
+    x_connect();
+    char class_pair[256];
+    int len = snprintf(class_pair, sizeof class_pair, "burst%c%s", 0, o->window_class ? o->window_class : "Burst");
+    xcb_window_t *ws = calloc((size_t)o->popups, sizeof *ws);
+    for (long i = 0; i < o->popups; i++) ws[i] = make_window(900 + (int)(i % 50), 700 + (int)(i % 40), class_pair, (size_t)len + 1);
+    long cycles = 0;
+    do {
+        for (long i = 0; i < o->popups; i++) xcb_map_window(c, ws[i]);
+        free(xcb_get_input_focus_reply(c, xcb_get_input_focus(c), NULL));
+        if (!cycle) break;
+        for (long i = 0; i < o->popups; i++) xcb_unmap_window(c, ws[i]);
+        free(xcb_get_input_focus_reply(c, xcb_get_input_focus(c), NULL));
+        cycles++;
+    } while (!windows_stop);
+    while (!windows_stop) pause();
+    printf("cycles=%ld\n", cycles);
+    return 0;
+}
+
 static void usage(void) {
     fputs("usage: clickbench latency --mode target|inside|outside|rtt --clicks N [--daemon [--pid P]|--reference-grabber] [--samples FILE]\n"
           "       clickbench stats --samples FILE\n"
@@ -995,7 +1027,8 @@ static void usage(void) {
           "       clickbench wait-ready --pid P\n"
           "       clickbench startup --runs N --log FILE -- DAEMON ARGS...\n"
           "       clickbench stop --pid P\n"
-          "       clickbench reload --pid P --runs N\n",
+          "       clickbench reload --pid P --runs N\n"
+          "       clickbench windows --popups N --mode cycle|keep [--class CLASS]\n",
           stderr);
     exit(2);
 }
@@ -1033,6 +1066,7 @@ int main(int argc, char **argv) {
         else if (strcmp(a, "--log") == 0) o.log = v;
         else if (strcmp(a, "--samples") == 0) o.samples = v;
         else if (strcmp(a, "--notify-socket") == 0) o.notify_socket = v;
+        else if (strcmp(a, "--class") == 0) o.window_class = v;
         else die("unknown option %s", a);
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1045,5 +1079,6 @@ int main(int argc, char **argv) {
     if (strcmp(mode_name, "reload") == 0) return reload(&o);
     if (strcmp(mode_name, "stop") == 0) return stop(&o);
     if (strcmp(mode_name, "stats") == 0) return stats(&o);
+    if (strcmp(mode_name, "windows") == 0) return windows(&o);
     usage();
 }
