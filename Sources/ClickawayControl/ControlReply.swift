@@ -15,20 +15,27 @@ public enum ControlReply {
 public struct Refusal: Error, Equatable, Sendable, CustomStringConvertible {
     public var message: String
     public var diagnostics: String?
+    /// The daemon's last line on the connection: it closes it next (`"closing":true`), and
+    /// the message says why (too many connections, a request too long, another user).
+    public var closing: Bool
 
-    public init(_ message: String, diagnostics: String? = nil) {
+    public init(_ message: String, diagnostics: String? = nil, closing: Bool = false) {
         self.message = message
         self.diagnostics = diagnostics
+        self.closing = closing
     }
 
     public var json: JSON {
-        .object([("ok", .bool(false)), ("error", .string(message))] + (diagnostics.map { [("diagnostics", .string($0))] } ?? []))
+        .object([("ok", .bool(false)), ("error", .string(message))]
+            + (diagnostics.map { [("diagnostics", .string($0))] } ?? [])
+            + (closing ? [("closing", .bool(true))] : []))
     }
 
     /// The refusal in a reply, nil when the reply is not one.
     public init?(reply: JSON) {
         guard reply["ok"]?.boolValue != true else { return nil }
-        self.init(reply["error"]?.stringValue ?? reply.text, diagnostics: reply["diagnostics"]?.stringValue)
+        self.init(reply["error"]?.stringValue ?? reply.text, diagnostics: reply["diagnostics"]?.stringValue,
+                  closing: reply["closing"]?.boolValue == true)
     }
 
     public var description: String { message }
