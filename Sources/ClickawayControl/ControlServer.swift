@@ -41,6 +41,8 @@ public final class ControlServer {
     /// Most left unread by all connections together: past it, the connection with the most
     /// unread is dropped.
     public static let maxTotalPendingOutput = 8 * 1024 * 1024
+    /// The send buffer asked of the kernel for each connection (which doubles it).
+    static let socketBuffer: Int32 = 16 * 1024
     /// Connections open at once, so clients cannot use up the daemon's descriptors.
     public static let maxClients = 64
     /// Monitors at once: at least half of the connections stay for requests.
@@ -341,6 +343,10 @@ public final class ControlServer {
                 continue
             }
             makeRoom()
+            // A small socket buffer: a client that stops reading stalls after a few replies
+            // (the monitors' bursts wait in `output`, up to `maxPendingOutput`).
+            var size = Self.socketBuffer
+            _ = setsockopt(fd.rawValue, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
             nextSerial += 1
             let client = Client(fd: fd, serial: nextSerial, now: MonotonicClock.milliseconds())
             clients[fd.rawValue] = client
