@@ -52,19 +52,26 @@ public struct MalformedReply: Error, CustomStringConvertible, Sendable {
 public struct ReloadReply: Equatable, Sendable {
     public var popups: Int
     public var files: [String]
+    /// How long the daemon waited for the files to stop changing before it read them (a
+    /// file being saved as the reload came); 0 when it did not wait.
+    public var waitedMs: Int64
 
-    public init(popups: Int, files: [String]) {
+    public init(popups: Int, files: [String], waitedMs: Int64 = 0) {
         self.popups = popups
         self.files = files
+        self.waitedMs = waitedMs
     }
 
-    public var json: JSON { ControlReply.ok([("popups", .int(Int64(popups))), ("files", .array(files.map(JSON.string)))]) }
+    public var json: JSON {
+        ControlReply.ok([("popups", .int(Int64(popups))), ("files", .array(files.map(JSON.string)))]
+            + (waitedMs > 0 ? [("waited_ms", .int(waitedMs))] : []))
+    }
 
     public init(reply: JSON) throws(MalformedReply) {
         guard let popups = reply["popups"]?.intValue, let files = reply["files"]?.arrayValue?.compactMap(\.stringValue) else {
             throw MalformedReply("reload", reply)
         }
-        self.init(popups: Int(popups), files: files)
+        self.init(popups: Int(popups), files: files, waitedMs: reply["waited_ms"]?.intValue ?? 0)
     }
 }
 
