@@ -123,7 +123,7 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The control protocol's types, and the README and bench/clickbench.c held to them.
-        .testTarget(name: "ClickawayControlTests", dependencies: ["ClickawayControl", "ClickawayCore", "ClickawayJSON"]),
+        .testTarget(name: "ClickawayControlTests", dependencies: ["ClickawayControl", "ClickawayCore", "ClickawayJSON", "ClickawaySystem"]),
         // Options, arguments and subcommands read, and the help, man pages and completion
         // scripts written from them.
         .testTarget(name: "ClickawayCommandLineTests", dependencies: [

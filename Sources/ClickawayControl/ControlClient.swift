@@ -6,12 +6,16 @@ internal import SystemPackage
 /// `clickawayctl`'s end: connect, send one request line, read reply lines.
 public final class ControlClient {
     private let fd: FileDescriptor
+    private let path: String
     private var input = LineBuffer(limit: 16 * 1024 * 1024)
 
     public enum Failure: Error, CustomStringConvertible {
         /// Nothing listens: the daemon is not running (or runs with another XDG_RUNTIME_DIR).
         case unreachable(path: String, reason: String)
         case broken(String)
+        /// The daemon's last line said why it closes the connection (too many connections,
+        /// a request too long, another user's).
+        case closed(reason: String)
         /// `receive(timeoutMs:interruptedBy:)`'s other descriptor became readable first.
         case interrupted
 
@@ -21,12 +25,14 @@ public final class ControlClient {
                 return "cannot reach the clickaway daemon at \(path) (\(reason)); start it with "
                     + "`systemctl --user start clickaway` or run `clickaway` in your graphical session"
             case .broken(let s): return s
+            case .closed(let reason): return "the daemon closed the connection: \(reason)"
             case .interrupted: return "interrupted"
             }
         }
     }
 
     public init(path: String) throws(Failure) {
+        self.path = path
         let address: UnixSocketAddress
         do { address = try UnixSocketAddress(path: path) } catch { throw .unreachable(path: path, reason: "path too long") }
         do { fd = try FileDescriptor.connectedUnixSocket(address) } catch { throw .unreachable(path: path, reason: "\(error)") }
@@ -38,8 +44,25 @@ public final class ControlClient {
         do {
             try fd.sendAll((request.text + "\n").utf8)
         } catch {
-            throw .broken("the daemon closed the connection: \(error)")
+            // The daemon may have said why before it closed: a request too long, too many connections.
+            if case .closed(let reason)? = try? receiveClosing() { throw .closed(reason: reason) }
+            throw .broken("the daemon closed the connection before it had read the request (\(error)); " + hangUpReason)
         }
+    }
+
+    /// A closing line already sent, thrown as `.closed`.
+    private func receiveClosing() throws(Failure) -> Failure? {
+        do { _ = try receive(timeoutMs: 1000) } catch { return error }
+        return nil
+    }
+
+    /// Why the daemon may have closed the connection without a word: SO_PEERCRED says
+    /// whether it runs as another user, who is refused.
+    private var hangUpReason: String {
+        if let uid = fd.peerUID, uid != getuid() {
+            return "the daemon at \(path) runs as uid \(uid), not as you (uid \(getuid())), and refuses other users' connections"
+        }
+        return "it said nothing about why (did it stop or restart?)"
     }
 
     /// The next reply line, waiting at most `timeoutMs` (-1: forever). nil at end of stream.
@@ -50,7 +73,10 @@ public final class ControlClient {
         while true {
             if let line = input.next() {
                 guard case .text(let text) = line else { throw .broken("reply too long") }
-                do { return try JSON.parse(text) } catch { throw .broken("malformed reply from the daemon: \(error)") }
+                let reply: JSON
+                do { reply = try JSON.parse(text) } catch { throw .broken("malformed reply from the daemon: \(error)") }
+                if let refusal = Refusal(reply: reply), refusal.closing { throw .closed(reason: refusal.message) }
+                return reply
             }
             var chunk: [UInt8] = []
             let read: Int?
@@ -89,7 +115,7 @@ public final class ControlClient {
     public func call(_ request: JSON, timeoutMs: Int32 = 10_000) throws(Failure) -> JSON {
         try send(request)
         guard let reply = try receive(timeoutMs: timeoutMs) else {
-            throw .broken("the daemon closed the connection without answering (it refuses connections from other users)")
+            throw .broken("the daemon closed the connection without answering: " + hangUpReason)
         }
         return reply
     }

@@ -15,20 +15,27 @@ public enum ControlReply {
 public struct Refusal: Error, Equatable, Sendable, CustomStringConvertible {
     public var message: String
     public var diagnostics: String?
+    /// The daemon's last line on the connection: it closes it next (`"closing":true`), and
+    /// the message says why (too many connections, a request too long, another user).
+    public var closing: Bool
 
-    public init(_ message: String, diagnostics: String? = nil) {
+    public init(_ message: String, diagnostics: String? = nil, closing: Bool = false) {
         self.message = message
         self.diagnostics = diagnostics
+        self.closing = closing
     }
 
     public var json: JSON {
-        .object([("ok", .bool(false)), ("error", .string(message))] + (diagnostics.map { [("diagnostics", .string($0))] } ?? []))
+        .object([("ok", .bool(false)), ("error", .string(message))]
+            + (diagnostics.map { [("diagnostics", .string($0))] } ?? [])
+            + (closing ? [("closing", .bool(true))] : []))
     }
 
     /// The refusal in a reply, nil when the reply is not one.
     public init?(reply: JSON) {
         guard reply["ok"]?.boolValue != true else { return nil }
-        self.init(reply["error"]?.stringValue ?? reply.text, diagnostics: reply["diagnostics"]?.stringValue)
+        self.init(reply["error"]?.stringValue ?? reply.text, diagnostics: reply["diagnostics"]?.stringValue,
+                  closing: reply["closing"]?.boolValue == true)
     }
 
     public var description: String { message }
@@ -45,19 +52,26 @@ public struct MalformedReply: Error, CustomStringConvertible, Sendable {
 public struct ReloadReply: Equatable, Sendable {
     public var popups: Int
     public var files: [String]
+    /// How long the daemon waited for the files to stop changing before it read them (a
+    /// file being saved as the reload came); 0 when it did not wait.
+    public var waitedMs: Int64
 
-    public init(popups: Int, files: [String]) {
+    public init(popups: Int, files: [String], waitedMs: Int64 = 0) {
         self.popups = popups
         self.files = files
+        self.waitedMs = waitedMs
     }
 
-    public var json: JSON { ControlReply.ok([("popups", .int(Int64(popups))), ("files", .array(files.map(JSON.string)))]) }
+    public var json: JSON {
+        ControlReply.ok([("popups", .int(Int64(popups))), ("files", .array(files.map(JSON.string)))]
+            + (waitedMs > 0 ? [("waited_ms", .int(waitedMs))] : []))
+    }
 
     public init(reply: JSON) throws(MalformedReply) {
         guard let popups = reply["popups"]?.intValue, let files = reply["files"]?.arrayValue?.compactMap(\.stringValue) else {
             throw MalformedReply("reload", reply)
         }
-        self.init(popups: Int(popups), files: files)
+        self.init(popups: Int(popups), files: files, waitedMs: reply["waited_ms"]?.intValue ?? 0)
     }
 }
 

@@ -4,24 +4,45 @@ internal import Glibc
 internal import SystemPackage
 
 /// The daemon's end of the control socket: a directory only its owner can enter, a socket
-/// only its owner can open, and peers of another uid refused by SO_PEERCRED.
+/// only its owner can open, and peers of another uid refused by SO_PEERCRED (told so in one
+/// closing line).
 ///
 /// Non-blocking throughout: the listener and every client register with the daemon's
-/// `PollLoop`, and the requests they send wait in a queue for the daemon (`nextRequest()`).
-/// A new connection is always taken: when `maxClients` are open, the one idle longest
-/// (no request waiting for its answer, not a monitor) makes room for it.
+/// `PollLoop`. Requests are handed out by `nextRequest()` in turns: each connection at most
+/// one request per pass of the loop, and only once its last reply has left (a client that
+/// does not read its replies is not read either, so it costs neither memory nor time).
+///
+/// A new connection is always taken. When `maxClients` are open, one makes room for it, by
+/// this policy (`Eviction`): the connection idle longest (nothing asked, nothing owed either
+/// way); else the one that has left its replies or events unread longest; else the oldest
+/// monitor; else the oldest connection the daemon owes something to (a `wait`, whose popups
+/// go with it, or a request answered later: `reload`, `add` with `pid`). The connection let
+/// go is told why in a closing line when its socket can take it.
 public final class ControlServer {
     public let path: String
     private let listener: FileDescriptor
     private let loop: PollLoop
     private var clients: [Int32: Client] = [:]
-    private var requests: [Request] = []
+    /// Connections that may have a request to hand out, in the order they get their turn.
+    private var ready: [Client] = []
+    /// Counts the loop's passes: a connection's turn comes at most once a pass.
+    private var pass: UInt64 = 0
     /// Numbers connections, so a late answer never goes to a newer client on a reused descriptor.
     private var nextSerial: UInt64 = 0
-    /// Longest request line accepted: requests are small, anything longer is refused.
-    public static let maxLine = 64 * 1024
-    /// Most a client may leave unread; one that stops reading is dropped, not buffered forever.
+    /// Longest request line accepted: any request within `RuntimePopupRequest`'s limits fits,
+    /// 256 command arguments of 4 KiB of any characters included (at most 6 MiB escaped).
+    public static let maxLine = 8 * 1024 * 1024
+    /// Most unfinished request bytes held for all connections together: past it, the
+    /// connection holding the most is refused.
+    public static let maxBufferedInput = 16 * 1024 * 1024
+    /// Most a client may leave unread; one that stops reading is dropped when an append
+    /// passes it, not buffered forever.
     public static let maxPendingOutput = 1024 * 1024
+    /// Most left unread by all connections together: past it, the connection with the most
+    /// unread is dropped.
+    public static let maxTotalPendingOutput = 8 * 1024 * 1024
+    /// The send buffer asked of the kernel for each connection (which doubles it).
+    static let socketBuffer: Int32 = 16 * 1024
     /// Connections open at once, so clients cannot use up the daemon's descriptors.
     public static let maxClients = 64
     /// Monitors at once: at least half of the connections stay for requests.
@@ -31,6 +52,8 @@ public final class ControlServer {
     public static let maxHolders = 16
     /// The connections that closed while holding a popup, not taken yet (`takeHangUps()`).
     private var hangUps: [Connection] = []
+    /// Bytes queued for all clients.
+    private var totalOutput = 0
 
     private final class Client {
         let fd: FileDescriptor
@@ -40,12 +63,17 @@ public final class ControlServer {
         var output: [UInt8] = []
         var closeAfterWrite = false
         var subscribed = false
-        /// A popup lives as long as this connection (`wait`).
-        var holding = false
-        /// Requests read and not answered yet (a reload answers when it is done).
+        /// Popups that live as long as this connection (`wait`), not ended yet.
+        var holds = 0
+        /// Requests handed out and not answered yet (a reload answers when it is done).
         var unanswered = 0
-        /// When it last sent or was sent anything (MonotonicClock ms).
+        /// When it last sent anything or took some of what it was sent (MonotonicClock ms).
         var lastActive: Int64
+        /// The pass its last request was handed out in.
+        var servedPass: UInt64 = 0
+        var isReady = false
+        /// A complete line read and not handed out yet.
+        var linesWaiting = false
 
         init(fd: FileDescriptor, serial: UInt64, now: Int64) {
             self.fd = fd
@@ -53,8 +81,34 @@ public final class ControlServer {
             lastActive = now
         }
 
-        /// May be closed to make room: nothing of its own is going on.
-        var isIdle: Bool { !subscribed && !holding && unanswered == 0 && output.isEmpty }
+        /// Reads more only when every line read is handed out and every reply has left: a
+        /// client that does not read is not read either.
+        var wantsInput: Bool { output.isEmpty && !closeAfterWrite && !linesWaiting }
+    }
+
+    /// Who makes room for a new connection, first to last.
+    public enum Eviction: Int, Comparable, Sendable, CaseIterable {
+        /// Nothing asked and nothing owed: idle longest first.
+        case idle
+        /// Replies or events waiting for the client to read them: unread longest first.
+        case notReading
+        /// A monitor reading its events: oldest first.
+        case monitor
+        /// A `wait` (its popups go with it) or a request answered later: oldest first.
+        case owed
+
+        public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+
+        /// The closing line's reason.
+        public func reason(idleSeconds: Int64) -> String {
+            let full = "\(ControlServer.maxClients) connections were open"
+            return switch self {
+            case .idle: "\(full) and this one, idle longest (\(idleSeconds) s), made room for a new one"
+            case .notReading: "\(full), none idle, and this one, its replies unread longest (\(idleSeconds) s), made room for a new one"
+            case .monitor: "\(full), none idle or stalled, and this monitor was the oldest: it made room for a new one"
+            case .owed: "\(full), all waiting for the daemon, and this one was the oldest: it made room for a new one"
+            }
+        }
     }
 
     public struct Failure: Error, CustomStringConvertible {
@@ -75,6 +129,19 @@ public final class ControlServer {
     public struct Connection: Hashable, Sendable {
         public let client: Int32
         public let serial: UInt64
+    }
+
+    /// The listener in the loop: accepts, counts passes, and keeps the loop from sleeping
+    /// while requests read wait for their turn.
+    private final class ListenerSource: PollSource {
+        unowned let server: ControlServer
+        init(server: ControlServer) { self.server = server }
+        var pollDescriptor: FileDescriptor { server.listener }
+        func prepareToSleep() -> Bool { server.hasTurnsWaiting }
+        func pollReturned(_ readiness: Readiness) {
+            server.pass &+= 1
+            if readiness.canRead { server.acceptAll() }
+        }
     }
 
     public init(directory: String, loop: PollLoop) throws(Failure) {
@@ -102,7 +169,7 @@ public final class ControlServer {
         }
         chmod(path, 0o600)
         listener = fd
-        loop.watch(fd) { [unowned self] _ in acceptAll() }
+        loop.add(ListenerSource(server: self))
     }
 
     deinit {
@@ -130,24 +197,86 @@ public final class ControlServer {
         return true
     }
 
-    /// The oldest request not handed out yet.
+    /// The next request, in turns: the connection waiting longest for its turn first, each
+    /// at most once a pass of the loop. nil when no connection has a turn in this pass.
     public func nextRequest() -> Request? {
-        requests.isEmpty ? nil : requests.removeFirst()
+        var i = 0
+        while i < ready.count {
+            let c = ready[i]
+            guard clients[c.fd.rawValue] === c, c.output.isEmpty, !c.closeAfterWrite else {
+                // Gone, or its replies not taken yet: back in line when they are (`flushOutput`).
+                ready.remove(at: i)
+                c.isReady = false
+                continue
+            }
+            guard c.servedPass != pass else {
+                i += 1
+                continue
+            }
+            let line = c.input.next()
+            let after = c.input.state()
+            c.linesWaiting = after == .line || after == .tooLong
+            switch line {
+            case .text(let text):
+                c.servedPass = pass
+                c.unanswered += 1
+                // Its next request waits for the next pass, behind the others.
+                ready.remove(at: i)
+                ready.append(c)
+                return Request(client: c.fd.rawValue, serial: c.serial, line: text)
+            case .tooLong:
+                ready.remove(at: i)
+                c.isReady = false
+                refuseTooLong(c)
+            case nil:
+                ready.remove(at: i)
+                c.isReady = false
+            }
+        }
+        return nil
+    }
+
+    /// Whether requests read wait for a turn in the next pass.
+    private var hasTurnsWaiting: Bool {
+        ready.contains { clients[$0.fd.rawValue] === $0 && $0.output.isEmpty && !$0.closeAfterWrite }
+    }
+
+    /// In line for a turn, when it has a line waiting and its replies have left.
+    private func makeReady(_ c: Client) {
+        guard !c.isReady, c.linesWaiting, c.output.isEmpty, !c.closeAfterWrite else { return }
+        c.isReady = true
+        ready.append(c)
+    }
+
+    private func refuseTooLong(_ c: Client) {
+        let limit = Self.maxLine / (1024 * 1024)
+        let line = Refusal("request longer than \(limit) MiB (\(Self.maxLine) bytes), the longest the daemon reads; "
+            + "commands are limited to \(RuntimePopupRequest.maxArguments) arguments of \(RuntimePopupRequest.maxArgumentBytes) bytes",
+            closing: true).json.text
+        send(line, to: c.fd.rawValue, answering: false, thenClose: true)
     }
 
     /// Queues one line for a client and writes what the socket takes now. A line that
-    /// answers a request (not a monitor's event) counts as its answer.
+    /// answers a request (not a monitor's event) counts as its answer. A client whose unread
+    /// output passes `maxPendingOutput` with this line is dropped, and so is the one with
+    /// the most unread when all of them pass `maxTotalPendingOutput`.
     public func send(_ line: String, to fd: Int32, answering: Bool = true, thenClose: Bool = false) {
-        guard let c = clients[fd] else { return }
-        guard c.output.count <= Self.maxPendingOutput else {
+        guard let c = clients[fd], !c.closeAfterWrite else { return }
+        if answering { c.unanswered = max(0, c.unanswered - 1) }
+        let before = c.output.count
+        c.output.append(contentsOf: line.utf8)
+        c.output.append(0x0A)
+        totalOutput += c.output.count - before
+        if thenClose { c.closeAfterWrite = true }
+        flushOutput(c)
+        guard clients[fd] === c else { return }
+        if c.output.count > Self.maxPendingOutput {
             drop(fd)
             return
         }
-        if answering { c.unanswered = max(0, c.unanswered - 1) }
-        c.output.append(contentsOf: line.utf8)
-        c.output.append(0x0A)
-        if thenClose { c.closeAfterWrite = true }
-        flushOutput(c)
+        if totalOutput > Self.maxTotalPendingOutput, let most = clients.values.max(by: { $0.output.count < $1.output.count }) {
+            drop(most.fd.rawValue)
+        }
     }
 
     /// Answers `request` later (after a reload): only if its connection is still the one open.
@@ -164,21 +293,22 @@ public final class ControlServer {
         return true
     }
 
-    /// From now on a popup lives as long as the connection (`wait`): it is never closed to
-    /// make room, and its end is reported by `takeHangUps()`. False when `maxHolders` hold
-    /// popups already, or the connection is gone.
+    /// From now on one more popup lives as long as the connection (`wait`): its end is
+    /// reported by `takeHangUps()` (with every other popup the connection holds). False when
+    /// `maxHolders` other connections hold popups already, or the connection is gone.
     public func hold(_ connection: Connection) -> Bool {
         guard let c = clients[connection.client], c.serial == connection.serial,
-              clients.values.filter(\.holding).count < Self.maxHolders else { return false }
-        c.holding = true
+              c.holds > 0 || clients.values.filter({ $0.holds > 0 }).count < Self.maxHolders else { return false }
+        c.holds += 1
         return true
     }
 
-    /// Sends the last line to a connection that holds a popup, and closes it once written.
+    /// Sends the last line of one popup the connection holds; once its last popup has ended,
+    /// closes the connection when that is written.
     public func finish(_ connection: Connection, with line: String) {
         guard let c = clients[connection.client], c.serial == connection.serial else { return }
-        c.holding = false
-        send(line, to: connection.client, answering: false, thenClose: true)
+        c.holds = max(0, c.holds - 1)
+        send(line, to: connection.client, answering: false, thenClose: c.holds == 0)
     }
 
     /// The connections that closed while holding a popup since the last call.
@@ -190,6 +320,9 @@ public final class ControlServer {
     public var hasSubscribers: Bool { clients.values.contains { $0.subscribed } }
 
     public var subscriberCount: Int { clients.values.filter(\.subscribed).count }
+
+    /// Connections open now.
+    public var connectionCount: Int { clients.count }
 
     /// Sends one line to every subscribed client. One that has left more than
     /// `maxPendingOutput` unread is dropped so that it cannot grow the daemon.
@@ -204,39 +337,71 @@ public final class ControlServer {
             let accepted: FileDescriptor?
             do { accepted = try listener.acceptConnection() } catch { return }
             guard let fd = accepted else { return }
-            guard fd.peerUID == getuid(), makeRoom() else {
+            if let peer = fd.peerUID, peer != getuid() {
+                Self.tryToSay(Refusal("this clickaway daemon serves uid \(getuid()) only, and you are uid \(peer)", closing: true).json.text, on: fd)
                 try? fd.close()
                 continue
             }
+            makeRoom()
+            // A small socket buffer: a client that stops reading stalls after a few replies
+            // (the monitors' bursts wait in `output`, up to `maxPendingOutput`).
+            var size = Self.socketBuffer
+            _ = setsockopt(fd.rawValue, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
             nextSerial += 1
             let client = Client(fd: fd, serial: nextSerial, now: MonotonicClock.milliseconds())
             clients[fd.rawValue] = client
-            client.registration = loop.watch(fd, writing: { !client.output.isEmpty }) { [unowned self] readiness in
+            client.registration = loop.watch(fd, reading: { client.wantsInput }, writing: { !client.output.isEmpty }) { [unowned self] readiness in
                 service(client, readiness)
             }
         }
     }
 
-    /// Whether a new connection fits, closing the client idle longest when it would not.
-    private func makeRoom() -> Bool {
-        guard clients.count >= Self.maxClients else { return true }
+    /// One line written now if the socket takes all of it, else nothing: a connection about
+    /// to be closed is told why when it can be.
+    private static func tryToSay(_ line: String, on fd: FileDescriptor) {
+        _ = try? fd.writeAvailable(Array((line + "\n").utf8))
+    }
+
+    private func eviction(of c: Client) -> Eviction {
+        if !c.output.isEmpty { return .notReading }
+        if c.subscribed { return .monitor }
+        if c.holds > 0 || c.unanswered > 0 { return .owed }
+        return .idle
+    }
+
+    /// Closes one connection by the eviction policy when `maxClients` are open.
+    private func makeRoom() {
+        guard clients.count >= Self.maxClients else { return }
         // Connections accepted in one burst share a millisecond: then the oldest goes.
-        guard let idlest = clients.values.filter(\.isIdle).min(by: { ($0.lastActive, $0.serial) < ($1.lastActive, $1.serial) }) else {
-            return false
+        let victim = clients.values.min { a, b in
+            let (ea, eb) = (eviction(of: a), eviction(of: b))
+            if ea != eb { return ea < eb }
+            switch ea {
+            case .idle, .notReading: return (a.lastActive, a.serial) < (b.lastActive, b.serial)
+            case .monitor, .owed: return a.serial < b.serial
+            }
         }
-        drop(idlest.fd.rawValue)
-        return true
+        guard let victim else { return }
+        let kind = eviction(of: victim)
+        if victim.output.isEmpty {
+            let seconds = (MonotonicClock.milliseconds() - victim.lastActive) / 1000
+            Self.tryToSay(Refusal(kind.reason(idleSeconds: seconds), closing: true).json.text, on: victim.fd)
+        }
+        drop(victim.fd.rawValue)
     }
 
     private func service(_ c: Client, _ readiness: Readiness) {
-        if readiness.canRead { read(c) }
-        if readiness.contains(.writable), clients[c.fd.rawValue] === c { flushOutput(c) }
+        if readiness.contains(.writable) || !c.wantsInput && !readiness.intersection([.hangUp, .error]).isEmpty {
+            flushOutput(c)
+        }
+        guard clients[c.fd.rawValue] === c else { return }
+        if readiness.canRead && c.wantsInput { read(c) }
     }
 
     private func read(_ c: Client) {
         var chunk: [UInt8] = []
         let n: Int?
-        do { n = try c.fd.readAvailable(appendingTo: &chunk, chunk: 4096) } catch {
+        do { n = try c.fd.readAvailable(appendingTo: &chunk) } catch {
             drop(c.fd.rawValue)
             return
         }
@@ -247,15 +412,22 @@ public final class ControlServer {
         }
         c.lastActive = MonotonicClock.milliseconds()
         c.input.append(chunk)
-        while let line = c.input.next() {
-            switch line {
-            case .text(let text):
-                c.unanswered += 1
-                requests.append(Request(client: c.fd.rawValue, serial: c.serial, line: text))
-            case .tooLong:
-                send(Refusal("request longer than \(Self.maxLine) bytes").json.text, to: c.fd.rawValue, answering: false, thenClose: true)
-                return
+        if c.input.count > 64 * 1024 {
+            let held = clients.values.reduce(0) { $0 + $1.input.count }
+            if held > Self.maxBufferedInput, let most = clients.values.max(by: { $0.input.count < $1.input.count }) {
+                send(Refusal("the daemon holds \(Self.maxBufferedInput / (1024 * 1024)) MiB of unfinished requests already; "
+                    + "this one, the largest, is refused", closing: true).json.text, to: most.fd.rawValue, answering: false, thenClose: true)
+                if most === c { return }
             }
+        }
+        switch c.input.state() {
+        case .line:
+            c.linesWaiting = true
+            makeReady(c)
+        case .tooLong:
+            refuseTooLong(c)
+        case .empty, .partial:
+            break
         }
     }
 
@@ -268,16 +440,22 @@ public final class ControlServer {
             }
             guard n > 0 else { return }
             c.output.removeFirst(n)
+            totalOutput -= n
             c.lastActive = MonotonicClock.milliseconds()
         }
-        if c.closeAfterWrite { drop(c.fd.rawValue) }
+        if c.closeAfterWrite {
+            drop(c.fd.rawValue)
+            return
+        }
+        makeReady(c)
     }
 
     public func drop(_ fd: Int32) {
         guard let c = clients.removeValue(forKey: fd) else { return }
-        if c.holding { hangUps.append(Connection(client: fd, serial: c.serial)) }
+        totalOutput -= c.output.count
+        if c.holds > 0 { hangUps.append(Connection(client: fd, serial: c.serial)) }
         if let registration = c.registration { loop.remove(registration) }
-        requests.removeAll { $0.client == fd && $0.serial == c.serial }
+        if c.isReady { ready.removeAll { $0 === c } }
         try? c.fd.close()
     }
 }

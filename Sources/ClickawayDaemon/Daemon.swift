@@ -618,10 +618,13 @@ public final class Daemon {
     }
 
     private func finishReload(_ done: Reloading.Finished) {
+        if done.outcome.waitedMs > 0 {
+            logger.info("waited for the configuration files to stop changing before reading them", metadata: ["ms": "\(done.outcome.waitedMs)"])
+        }
         apply(done.outcome.result, because: done.cause)
         if let failure = done.outcome.keepFailure { logger.warning("cannot keep this configuration as the last good one: \(failure)") }
         let reply: JSON = switch done.outcome.result {
-        case .success(let fresh): ReloadReply(popups: fresh.popupCount, files: fresh.files).json
+        case .success(let fresh): ReloadReply(popups: fresh.popupCount, files: fresh.files, waitedMs: done.outcome.waitedMs).json
         case .failure(let error): Refusal("the new configuration was rejected; the previous one keeps running", diagnostics: "\(error)").json
         }
         for request in done.requests { control.reply(reply.text, to: request) }

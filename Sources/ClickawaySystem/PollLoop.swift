@@ -6,6 +6,8 @@ public import SystemPackage
 public protocol PollSource: AnyObject {
     /// The descriptor to wait on.
     var pollDescriptor: FileDescriptor { get }
+    /// Whether to wait until it is readable (false: only a hang-up or an error wakes it).
+    var wantsToRead: Bool { get }
     /// Whether to wait until it is writable too (output is queued).
     var wantsToWrite: Bool { get }
     /// Just before the loop sleeps. Returns true when work is already waiting (events a
@@ -17,6 +19,7 @@ public protocol PollSource: AnyObject {
 }
 
 extension PollSource {
+    public var wantsToRead: Bool { true }
     public var wantsToWrite: Bool { false }
     public func prepareToSleep() -> Bool { false }
 }
@@ -61,11 +64,12 @@ public final class PollLoop {
     }
 
     /// Watches `descriptor`: `handler` runs after each wait in which it became ready.
-    /// `writing` says, before each wait, whether to wait for it to be writable too.
+    /// `reading` and `writing` say, before each wait, whether to wait for it to be readable
+    /// (else only a hang-up or an error wakes it) and writable.
     @discardableResult
-    public func watch(_ descriptor: FileDescriptor, writing: @escaping () -> Bool = { false },
+    public func watch(_ descriptor: FileDescriptor, reading: @escaping () -> Bool = { true }, writing: @escaping () -> Bool = { false },
                       _ handler: @escaping (Readiness) -> Void) -> Registration {
-        add(Watch(descriptor: descriptor, writing: writing, handler: handler))
+        add(Watch(descriptor: descriptor, reading: reading, writing: writing, handler: handler))
     }
 
     /// Calls `fire` with the time (MonotonicClock milliseconds) from the first
@@ -95,7 +99,7 @@ public final class PollLoop {
         for entry in sources where entry.source.prepareToSleep() { busy = true }
         descriptors.removeAll(keepingCapacity: true)
         for entry in sources {
-            let events = Readiness.readable.union(entry.source.wantsToWrite ? .writable : [])
+            let events = (entry.source.wantsToRead ? Readiness.readable : []).union(entry.source.wantsToWrite ? .writable : [])
             descriptors.append(pollfd(fd: entry.source.pollDescriptor.rawValue, events: events.rawValue, revents: 0))
         }
         let timeout = busy ? 0 : Deadline.pollTimeout(nextDeadline)
@@ -118,15 +122,18 @@ public final class PollLoop {
 /// A descriptor and a closure: `PollLoop.watch`.
 private final class Watch: PollSource {
     let pollDescriptor: FileDescriptor
+    let reading: () -> Bool
     let writing: () -> Bool
     let handler: (Readiness) -> Void
 
-    init(descriptor: FileDescriptor, writing: @escaping () -> Bool, handler: @escaping (Readiness) -> Void) {
+    init(descriptor: FileDescriptor, reading: @escaping () -> Bool, writing: @escaping () -> Bool, handler: @escaping (Readiness) -> Void) {
         pollDescriptor = descriptor
+        self.reading = reading
         self.writing = writing
         self.handler = handler
     }
 
+    var wantsToRead: Bool { reading() }
     var wantsToWrite: Bool { writing() }
 
     func pollReturned(_ readiness: Readiness) {

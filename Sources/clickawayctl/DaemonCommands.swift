@@ -13,7 +13,8 @@ struct Reload: ParsableCommand {
             if let diagnostics = refusal.diagnostics { printError(diagnostics) }
         })
         let reloaded = try understood { () throws(MalformedReply) in try ReloadReply(reply: reply) }
-        print("reloaded: \(reloaded.popups) popups from \(reloaded.files.isEmpty ? "no file" : reloaded.files.joined(separator: ", "))")
+        print("reloaded: \(reloaded.popups) popups from \(reloaded.files.isEmpty ? "no file" : reloaded.files.joined(separator: ", "))"
+            + (reloaded.waitedMs > 0 ? " (after waiting \(reloaded.waitedMs) ms for the files to stop changing)" : ""))
     }
 }
 

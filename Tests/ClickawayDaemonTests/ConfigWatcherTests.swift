@@ -1,6 +1,9 @@
 @testable import ClickawayDaemon
 import ClickawaySystem
+import ClickawayConfig
 import Foundation
+import Glibc
+import Synchronization
 import Logging
 import SystemPackage
 import Testing
@@ -83,5 +86,161 @@ import Testing
         #expect(targets == [.file(link), .file(directory + "/real.toml")])
         let xdg = Reloading.watchedPaths(configFile: nil, environment: ["XDG_CONFIG_HOME": directory])
         #expect(xdg == [.file(directory + "/clickaway/config.toml"), .directory(directory + "/clickaway/conf.d")])
+    }
+
+    // MARK: Links (issue 24): stow and home-manager
+
+    func link(_ target: String, at path: String) throws {
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target)
+    }
+
+    func makePackage(_ name: String) throws -> String {
+        let package = directory + "/" + name + "/clickaway"
+        try FileManager.default.createDirectory(atPath: package, withIntermediateDirectories: true)
+        try TestText.write("x = 1\n", to: package + "/config.toml")
+        return package
+    }
+
+    /// Whether the watcher sees a change (reads what inotify has, bounded) and resets it.
+    func sees(_ w: ConfigWatcher, _ what: String) throws -> Bool {
+        guard try w.descriptor.wait(until: .inMilliseconds(2000)).canRead else { return false }
+        w.read(now: 1000)
+        defer { _ = w.takeDue(now: .max) }
+        return w.due != nil
+    }
+
+    /// A configuration directory that is a link to a package, switched to another package by
+    /// each of the ways tools switch links: every switch is seen, and once watched again,
+    /// edits in the new package are, not those in the old one.
+    @Test(arguments: ["rm+ln", "ln -sfn", "rename"])
+    func aLinkedConfigurationDirectorySwitched(_ how: String) throws {
+        let old = try makePackage("pkg-a"), new = try makePackage("pkg-b")
+        let config = directory + "/config"
+        try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
+        try link(old, at: config + "/clickaway")
+        let xdg = Reloading.watchedPaths(configFile: nil, environment: ["XDG_CONFIG_HOME": config])
+        let w = try watcher(xdg)
+        switch how {
+        case "rm+ln":
+            unlink(config + "/clickaway")
+            try link(new, at: config + "/clickaway")
+        case "ln -sfn":
+            let run = Process()
+            run.executableURL = URL(fileURLWithPath: "/bin/ln")
+            run.arguments = ["-sfn", new, config + "/clickaway"]
+            try run.run()
+            run.waitUntilExit()
+        default:
+            try link(new, at: config + "/.clickaway.new")
+            #expect(rename(config + "/.clickaway.new", config + "/clickaway") == 0)
+        }
+        #expect(try sees(w, "the switch"), "\(how) not seen")
+        // As the reload the switch starts does: the paths looked at again, then watched.
+        w.watch(Reloading.watchedPaths(configFile: nil, environment: ["XDG_CONFIG_HOME": config]))
+        try TestText.write("x = 2\n", to: new + "/config.toml")
+        #expect(try sees(w, "an edit in the new package"))
+        try TestText.write("x = 3\n", to: old + "/config.toml")
+        #expect(!(try sees(w, "an edit in the old package")), "the old package is still watched: \(w.watchedDirectories)")
+    }
+
+    /// A linked file in conf.d: edits where it points are seen.
+    @Test func aLinkedDropInIsWatchedWhereItPoints() throws {
+        let elsewhere = try makePackage("dotfiles")
+        let dropIns = directory + "/conf.d"
+        try FileManager.default.createDirectory(atPath: dropIns, withIntermediateDirectories: true)
+        try link(elsewhere + "/config.toml", at: dropIns + "/10-menu.toml")
+        let w = try watcher([.directory(dropIns)])
+        try TestText.write("x = 2\n", to: elsewhere + "/config.toml")
+        #expect(try sees(w, "an edit of the linked drop-in's target"))
+    }
+
+    /// A watch replaced by the same one leaves no moment without it.
+    @Test func watchingAgainKeepsTheWatch() throws {
+        let w = try watcher([.file(directory + "/config.toml")])
+        w.watch([.file(directory + "/config.toml")])
+        try write("config.toml")
+        #expect(try sees(w, "a write after watching again"))
+    }
+
+    // MARK: Stable reads (issue 24)
+
+    /// Any change to what a load reads makes a different snapshot: written in place, replaced
+    /// by a rename, a drop-in added.
+    @Test func snapshotsDifferAfterEachKindOfChange() throws {
+        let config = directory + "/xdg"
+        try FileManager.default.createDirectory(atPath: config + "/clickaway/conf.d", withIntermediateDirectories: true)
+        let env = ["XDG_CONFIG_HOME": config]
+        let main = config + "/clickaway/config.toml"
+        try TestText.write("x = 1\n", to: main)
+        var last = ConfigSnapshot.take(configFile: nil, environment: env)
+        let changes: [(String, () throws -> Void)] = [
+            ("in place", { try TestText.write("x = 22\n", to: main) }),
+            ("renamed over", { try TestText.write("x = 3\n", to: main + ".new"); rename(main + ".new", main) }),
+            ("a drop-in added", { try TestText.write("y = 1\n", to: config + "/clickaway/conf.d/a.toml") }),
+            ("a drop-in removed", { unlink(config + "/clickaway/conf.d/a.toml") }),
+        ]
+        for (what, change) in changes {
+            try change()
+            let now = ConfigSnapshot.take(configFile: nil, environment: env)
+            #expect(now != last, "\(what): same snapshot")
+            last = now
+        }
+    }
+
+    /// A file changed a moment ago may be half-written: the load waits for its quiet period,
+    /// and says how long it waited.
+    @Test func aLoadWaitsForAFileChangedAMomentAgo() throws {
+        let file = directory + "/config.toml"
+        try TestText.write("[[popup]]\nname = \"a\"\nrect = [0, 0, 5, 5]\n", to: file)
+        let job = ConfigReloader.Job(configFile: file, environment: [:],
+                                     lastGood: LastGoodConfig(state: StateLocation(environment: ["XDG_STATE_HOME": directory + "/state"]),
+                                                              configFile: file, environment: [:]))
+        let outcome = ConfigReloader.perform(job)
+        #expect(outcome.waitedMs > 0, "a file written just now was read at once")
+        #expect(try outcome.result.get().popupCount == 1)
+        let later = ConfigReloader.perform(job)
+        #expect(later.waitedMs == 0, "a quiet file was waited for")
+    }
+
+    /// A file saved in place again and again while loads run: no load returns it half-written.
+    @Test func noLoadReadsAFileBeingWritten() throws {
+        let file = directory + "/config.toml"
+        let full = (0..<40).map { "[[popup]]\nname = \"p\($0)\"\nrect = [0, 0, 5, 5]\n" }.joined()
+        try TestText.write(full, to: file)
+        let job = ConfigReloader.Job(configFile: file, environment: [:],
+                                     lastGood: LastGoodConfig(state: StateLocation(environment: ["XDG_STATE_HOME": directory + "/state"]),
+                                                              configFile: file, environment: [:]))
+        let writing = Atomic(true)
+        let writer = Thread {
+            let bytes = Array(full.utf8)
+            while writing.load(ordering: .relaxed) {
+                // An editor saving in place: truncate, then the text in two writes.
+                let fd = open(file, O_WRONLY | O_TRUNC | O_CLOEXEC)
+                _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, bytes.count / 2) }
+                usleep(20_000)
+                _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + bytes.count / 2, bytes.count - bytes.count / 2) }
+                close(fd)
+                usleep(300_000)
+            }
+        }
+        writer.start()
+        defer { writing.store(false, ordering: .relaxed) }
+        for _ in 0..<8 {
+            let outcome = ConfigReloader.perform(job)
+            if case .success(let config) = outcome.result {
+                #expect(config.popupCount == 40, "a load read \(config.popupCount) of 40 popups")
+            } else {
+                Issue.record("a load failed: \(outcome.result)")
+            }
+        }
+    }
+}
+
+/// Files written close-on-exec.
+enum TestText {
+    static func write(_ text: String, to path: String) throws {
+        let fd = try FileDescriptor.open(path, .writeOnly, options: [.create, .truncate, .closeOnExec], permissions: .ownerReadWrite)
+        _ = try fd.writeAll(Array(text.utf8))
+        try fd.close()
     }
 }

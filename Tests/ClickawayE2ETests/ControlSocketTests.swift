@@ -126,12 +126,11 @@ struct ControlSocketTests {
         try f.sync()
         let run = try f.ctl(["status"])
         #expect(run.status == 0, "clickawayctl status with \(idle.count) idle connections open: \(run.stderr)")
-        // The first ones were let go to make room: they read the end of the stream.
-        let first = FileDescriptor(rawValue: idle[0])
-        // Required: the read below would wait for ever on a connection left open.
-        try #require(try first.wait(until: .inMilliseconds(5000)).canRead, "the connection idle longest is still open after 5 s")
-        var rest: [UInt8] = []
-        #expect(try first.readAvailable(appendingTo: &rest) == 0, "the connection idle longest was sent \(rest.count) bytes instead of being closed")
+        // The first ones were let go to make room: they read why, then the end of the stream.
+        let line = try #require(Self.readLine(idle[0], timeoutMs: 5000), "the connection idle longest is still open after 5 s")
+        let refusal = try #require(Refusal(reply: try JSON.parse(line)), "\(line)")
+        #expect(refusal.closing && refusal.message.contains("idle longest"), "\(line)")
+        #expect(Self.readLine(idle[0], timeoutMs: 5000) == nil, "the connection idle longest was not closed")
         try expectServing(f, after: "\(idle.count) idle connections")
     }
 

@@ -20,7 +20,17 @@ final class ConfigReloader: Sendable {
         var watchTargets: [ConfigWatcher.Target]
         /// Why a configuration that loaded could not be kept as the last good one.
         var keepFailure: String?
+        /// The files as they were, unchanged, across the read.
+        var snapshot: ConfigSnapshot
+        /// How long the load waited for the files to stop changing (0: not at all).
+        var waitedMs: Int64 = 0
     }
+
+    /// A file changed less than this long ago may still be being written: the load waits
+    /// until it has been quiet this long (the watcher's own quiet period).
+    static let quietMs = ConfigWatcher.debounceMs
+    /// Files that keep changing longer than this are not loaded at all.
+    static let maxWaitMs: Int64 = 5000
 
     /// Readable once an outcome is ready (the read end of `done`).
     var descriptor: FileDescriptor { done.readEnd }
@@ -90,14 +100,39 @@ final class ConfigReloader: Sendable {
         }
     }
 
-    /// The whole load: on the worker, or on the loop if there is no worker.
+    /// The whole load: on the worker, or on the loop if there is no worker. It reads stable
+    /// files only: each unchanged for `quietMs` before the read and unchanged across it
+    /// (a file saved in place is empty or half-written for a moment); otherwise it waits,
+    /// at most `maxWaitMs`, and says so.
     static func perform(_ job: Job) -> Outcome {
         let targets = Reloading.watchedPaths(configFile: job.configFile, environment: job.environment)
-        do {
-            let config = try ConfigLoader.load(file: job.configFile, environment: job.environment)
-            return Outcome(result: .success(config), watchTargets: targets, keepFailure: job.lastGood.save(config))
-        } catch {
-            return Outcome(result: .failure(error), watchTargets: targets, keepFailure: nil)
+        let started = MonotonicClock.milliseconds()
+        var waited = false
+        while true {
+            let before = ConfigSnapshot.take(configFile: job.configFile, environment: job.environment)
+            let elapsed = MonotonicClock.milliseconds() - started
+            if let quiet = before.quietForMs(), quiet < quietMs, elapsed < maxWaitMs {
+                waited = true
+                usleep(useconds_t((quietMs - quiet) * 1000))
+                continue
+            }
+            let result: Result<LoadedConfig, ConfigError>
+            do { result = .success(try ConfigLoader.load(file: job.configFile, environment: job.environment)) } catch { result = .failure(error) }
+            let after = ConfigSnapshot.take(configFile: job.configFile, environment: job.environment)
+            guard after == before else {
+                waited = true
+                if MonotonicClock.milliseconds() - started < maxWaitMs { continue }
+                let path = zip(before.entries, after.entries).first { $0 != $1 }?.0.path ?? after.entries.first?.path ?? "the configuration"
+                return Outcome(result: .failure(.unreadable(path: path, reason: "it kept changing for \(maxWaitMs / 1000) s while being read; nothing was reloaded")),
+                               watchTargets: targets, keepFailure: nil, snapshot: after, waitedMs: MonotonicClock.milliseconds() - started)
+            }
+            let waitedMs = waited ? max(1, MonotonicClock.milliseconds() - started) : 0
+            switch result {
+            case .success(let config):
+                return Outcome(result: result, watchTargets: targets, keepFailure: job.lastGood.save(config), snapshot: after, waitedMs: waitedMs)
+            case .failure:
+                return Outcome(result: result, watchTargets: targets, keepFailure: nil, snapshot: after, waitedMs: waitedMs)
+            }
         }
     }
 }

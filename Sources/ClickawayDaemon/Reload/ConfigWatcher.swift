@@ -7,6 +7,11 @@ internal import SystemPackage
 /// changes (an editor's write, rename and chmod) becomes one reload `debounceMs` after the
 /// last of them. Directories, not files, are watched, so an editor that saves by writing a
 /// new file and renaming it over the old one is seen, and so is a file created later.
+///
+/// Symlinks are followed, each link where it is and where it points (stow, home-manager): a
+/// linked file, a linked `conf.d/` or configuration directory, a link in any directory above
+/// them, and each linked file in `conf.d/`. Switching a link (`ln -sfn`, `rm` + `ln`, a
+/// rename over it) counts as a change, and the next `watch` follows the new target.
 final class ConfigWatcher {
     enum Target: Equatable, Sendable {
         /// One file: changes to that name in its directory count.
@@ -24,7 +29,7 @@ final class ConfigWatcher {
     /// When the pending reload is due (monotonic ms), if a change was seen.
     private(set) var due: Int64?
 
-    private static let events = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE
+    private static let events = UInt32(IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE
         | IN_DELETE_SELF | IN_MOVE_SELF | IN_ATTRIB)
 
     /// nil when inotify is unavailable: then only SIGHUP and `clickawayctl reload` reload.
@@ -40,32 +45,90 @@ final class ConfigWatcher {
 
     deinit { try? descriptor.close() }
 
-    /// Replaces the watches. A directory that does not exist yet is waited for through its
+    static func isVisibleTOML(_ name: String) -> Bool { name.hasSuffix(".toml") && !name.hasPrefix(".") }
+
+    /// Replaces the watches, without a moment of none: a directory watched before and now
+    /// keeps its watch. A directory that does not exist yet is waited for through its
     /// nearest existing ancestor, so creating ~/.config/clickaway/conf.d later is seen.
+    /// Called before each load, so what the load reads is watched while it reads.
     func watch(_ targets: [Target]) {
-        for wd in watches.keys { inotify_rm_watch(descriptor.rawValue, wd) }
-        watches = [:]
+        var wanted: [Int32: (directory: String, counts: (String) -> Bool)] = [:]
         for target in targets {
             switch target {
             case .file(let path):
-                let (dir, name) = split(path)
-                add(dir, counts: { $0 == name })
+                for (dir, name) in Self.chain(path) { add(dir, counts: { $0 == name }, into: &wanted) }
             case .directory(let path):
-                add(path, counts: { $0.hasSuffix(".toml") && !$0.hasPrefix(".") })
-                let (parent, name) = split(path)
-                add(parent, counts: { $0 == name })
+                add(path, counts: Self.isVisibleTOML, into: &wanted)
+                for (dir, name) in Self.chain(path) { add(dir, counts: { $0 == name }, into: &wanted) }
+                // A linked drop-in: where it points too.
+                for name in Self.names(in: path) where Self.isVisibleTOML(name) && Self.isLink(path + "/" + name) {
+                    for (dir, linked) in Self.chain(path + "/" + name).dropFirst() { add(dir, counts: { $0 == linked }, into: &wanted) }
+                }
             }
         }
+        for wd in watches.keys where wanted[wd] == nil { inotify_rm_watch(descriptor.rawValue, wd) }
+        watches = wanted
     }
 
-    private func add(_ directory: String, counts: @escaping (String) -> Bool) {
+    /// Each (directory, name) whose change changes what `path` reads: the path itself, each
+    /// symlink on the way (in its own directory), and, through each, what it points to.
+    static func chain(_ path: String, depth: Int = 0) -> [(directory: String, name: String)] {
+        let (dir, name) = split(path)
+        var points = [(dir, name)]
+        guard depth < 8, path.hasPrefix("/") else { return points }
+        var prefix = ""
+        for component in dir.split(separator: "/") {
+            prefix += "/" + component
+            if isLink(prefix) { points += chain(prefix, depth: depth + 1) }
+        }
+        if let target = readLink(path) {
+            points += chain(target.hasPrefix("/") ? target : (dir == "/" ? "" : dir) + "/" + target, depth: depth + 1)
+        }
+        return points
+    }
+
+    static func isLink(_ path: String) -> Bool {
+        var st = stat()
+        return lstat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFLNK
+    }
+
+    static func readLink(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink(path, &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static func names(in directory: String) -> [String] {
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// The directories watched now (for tests and the debug log).
+    var watchedDirectories: [String] { watches.values.map(\.directory).sorted() }
+
+    /// A change seen some other way (what a load read differs from what is there now).
+    func markChanged(now: Int64) {
+        due = now + Self.debounceMs
+    }
+
+    private func add(_ directory: String, counts: @escaping (String) -> Bool,
+                     into wanted: inout [Int32: (directory: String, counts: (String) -> Bool)]) {
         var dir = directory
         var counts = counts
         while true {
             let wd = inotify_add_watch(descriptor.rawValue, dir, Self.events | UInt32(IN_ONLYDIR))
             if wd >= 0 {
-                let earlier = watches[wd]?.counts
-                watches[wd] = (dir, earlier.map { e in { e($0) || counts($0) } } ?? counts)
+                let earlier = wanted[wd]?.counts
+                wanted[wd] = (dir, earlier.map { e in { e($0) || counts($0) } } ?? counts)
                 return
             }
             guard errno == ENOENT || errno == ENOTDIR, dir != "/", !dir.isEmpty else {
@@ -73,13 +136,13 @@ final class ConfigWatcher {
                 return
             }
             // Not there yet: watch the parent for it to appear.
-            let (parent, name) = split(dir)
+            let (parent, name) = Self.split(dir)
             dir = parent
             counts = { $0 == name }
         }
     }
 
-    private func split(_ path: String) -> (directory: String, name: String) {
+    static func split(_ path: String) -> (directory: String, name: String) {
         guard let slash = path.lastIndex(of: "/") else { return (".", path) }
         let dir = String(path[..<slash])
         return (dir.isEmpty ? "/" : dir, String(path[path.index(after: slash)...]))

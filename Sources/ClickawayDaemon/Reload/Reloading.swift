@@ -15,6 +15,8 @@ final class Reloading {
         var requests: [ControlServer.Request]
     }
 
+    private let environment: [String: String]
+
     let configFile: String?
     /// The last configuration that loaded, kept for starts with a broken file.
     let lastGood: LastGoodConfig
@@ -27,6 +29,7 @@ final class Reloading {
 
     init(configFile: String?, environment: [String: String], logger: Logger) {
         self.configFile = configFile
+        self.environment = environment
         self.logger = logger
         lastGood = LastGoodConfig(state: StateLocation(environment: environment), configFile: configFile, environment: environment)
         reloader = ConfigReloader()
@@ -72,7 +75,9 @@ final class Reloading {
     private func start(causes: [String], requests: [ControlServer.Request], reloading: (String) -> Void) -> Finished? {
         inProgress = (causes, requests)
         reloading("reloading the configuration (\(causes[0]))")
-        let job = ConfigReloader.Job(configFile: configFile, environment: processEnvironment(), lastGood: lastGood)
+        // Watched before the load reads: a change while it reads is a change seen.
+        watcher?.watch(Self.watchedPaths(configFile: configFile, environment: environment))
+        let job = ConfigReloader.Job(configFile: configFile, environment: environment, lastGood: lastGood)
         guard let reloader else { return complete(ConfigReloader.perform(job)) }
         reloader.start(job)
         return nil
@@ -82,6 +87,12 @@ final class Reloading {
         guard let batch = inProgress else { return nil }
         inProgress = nil
         watcher?.watch(outcome.watchTargets)
+        // What was read against what is there now: a change the watcher could not see (or
+        // saw before its watch) is loaded next.
+        if ConfigSnapshot.take(configFile: configFile, environment: environment) != outcome.snapshot {
+            logger.info("the configuration changed while it was being loaded: loading it again")
+            watcher?.markChanged(now: MonotonicClock.milliseconds())
+        }
         var seen: Set<String> = []
         return Finished(outcome: outcome, cause: batch.causes.filter { seen.insert($0).inserted }.joined(separator: ", "),
                         requests: batch.requests)
