@@ -107,7 +107,8 @@ print-bindir:
 
 # Everything install.sh installs, from the binaries in BINARY_SOURCE: stripped programs, the
 # man pages and completion scripts each program writes from its own command definitions
-# (bash's have no #! line: they are sourced), the unit, recipes and docs.
+# (bash's have no #! line: they are sourced), the unit, recipes and docs (the README, the
+# licence, the example configuration).
 stage: $(if $(BUILDDIR),,binaries)
 	@from="$(BINARY_SOURCE)"; for binary in clickaway clickawayctl; do \
 	    test -x "$$from/$$binary" || { echo "make: $$from/$$binary is not built (run make binaries, or set BUILDDIR to the directory holding it)" >&2; exit 1; }; \
@@ -127,7 +128,7 @@ stage: $(if $(BUILDDIR),,binaries)
 	cp man/clickaway.toml.5 $(STAGE)/share/man/man5/
 	cp systemd/clickaway.service $(STAGE)/share/systemd/user/
 	cp config/recipes/*.toml config/recipes/*.sh $(STAGE)/share/clickaway/recipes/
-	cp README.md config/config.toml $(STAGE)/share/doc/clickaway/
+	cp README.md LICENSE config/config.toml $(STAGE)/share/doc/clickaway/
 
 install: stage
 	packaging/install.sh --from $(STAGE) $(INSTALL_ARGUMENTS)

@@ -22,7 +22,7 @@ struct Clickaway: ParsableCommand {
             socket) or loses the display, so that systemd restarts it; \
             64 for a wrong command line.
             """,
-        version: "clickaway \(clickawayVersion)")
+        version: clickawayVersionText(program: "clickaway"))
 
     @Option(name: .long, help: ArgumentHelp("Read this file instead of config.toml and conf.d/*.toml.", valueName: "file"),
             completion: .file(extension: "toml"))

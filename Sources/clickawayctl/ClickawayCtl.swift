@@ -16,7 +16,7 @@ struct ClickawayCtl: ParsableCommand {
             2 file unreadable or daemon unreachable; wait: 3 when the popup went away without \
             being dismissed.
             """,
-        version: "clickawayctl \(clickawayVersion)",
+        version: clickawayVersionText(program: "clickawayctl"),
         subcommands: [Check.self, Hit.self, Status.self, Sync.self, Reload.self, Open.self, Close.self, Toggle.self,
                       Wait.self, Monitor.self, Pick.self])
 }

@@ -15,8 +15,25 @@ struct CommandLineTests {
         #expect(version.split(separator: ".").count == 3, "\(version) is not MAJOR.MINOR.PATCH")
         for (program, name) in [(Self.daemon, "clickaway"), (Self.ctl, "clickawayctl")] {
             let run = try CommandRun.run([program, "--version"])
-            #expect(run.status == 0 && run.stdout == "\(name) \(version)\n", "\(name) --version: \(run.output)")
+            #expect(run.status == 0 && run.stdout == "\(name) \(version)\nLicense: MIT\n", "\(name) --version: \(run.output)")
         }
+    }
+
+    /// MIT, said the same way wherever someone looks: LICENSE, the Debian copyright file
+    /// (with the whole text, as Debian wants it), the README.
+    @Test func theLicenceIsMITEverywhere() throws {
+        let licence = try Repository.text("LICENSE")
+        #expect(licence.hasPrefix("MIT License\n\nCopyright (c) 2026 the clickaway developers\n"), "LICENSE:\n\(licence)")
+        let copyright = try Repository.text("packaging/debian/copyright")
+        #expect(!copyright.contains("none stated"), "the Debian copyright file states no licence")
+        #expect(copyright.contains("\nLicense: MIT\n"), "the Debian copyright file has no License: MIT paragraph")
+        // The text after the copyright line, as a Debian copyright file indents it.
+        let permission = licence.components(separatedBy: "the clickaway developers\n\n").last ?? ""
+        let indented = permission.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            .map { $0.isEmpty ? " ." : " " + $0 }.joined(separator: "\n")
+        #expect(!permission.isEmpty && copyright.contains(indented), "the Debian copyright file lacks LICENSE's text")
+        let readme = try Repository.text("README.md")
+        #expect(readme.contains("\n## License\n\nMIT"), "the README does not say MIT")
     }
 
     @Test func helpListsEveryOptionWithItsValues() throws {
