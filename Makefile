@@ -36,8 +36,11 @@ MANDATE ?= $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 # apt-get needs root; as another user, make asks sudo.
 SUDO ?= $(if $(filter 0,$(shell id -u)),,sudo)
 RELEASE_BIN = $(shell $(SWIFT) build -c release $(STATIC) --show-bin-path)
-# gcc's static C++ library, which the Swift toolchain's prerequisites include.
-LIBSTDCXX_A = $(shell $(CC) -print-file-name=libstdc++.a)
+# gcc's static C++ library, which the Swift toolchain's prerequisites include, as a C compiler
+# finds it: $(CC), else the toolchain's clang beside $(SWIFT), else gcc (a fresh machine with
+# only the toolchain and its prerequisites may have no cc). packaging/find-libstdcxx says which
+# is missing when it cannot.
+FIND_LIBSTDCXX = CC='$(CC)' SWIFT='$(SWIFT)' packaging/find-libstdcxx
 # Where the staged binaries come from (evaluated when used, after the build).
 BINARY_SOURCE = $(or $(BUILDDIR),$(RELEASE_BIN))
 # The variables install.sh takes, passed on when set on the command line or in the environment.
@@ -98,9 +101,7 @@ binaries: check-build-deps $(STATIC_CXX)/libstdc++.a
 	$(SWIFT) build -c release $(STATIC)
 
 $(STATIC_CXX)/libstdc++.a:
-	@case "$(LIBSTDCXX_A)" in /*) ;; *) echo "make: $(CC) finds no libstdc++.a: install your gcc's libstdc++ development package (Debian 12: libstdc++-12-dev), which the Swift toolchain needs too" >&2; exit 1 ;; esac
-	mkdir -p $(STATIC_CXX)
-	ln -sf "$(LIBSTDCXX_A)" $@
+	@library=$$($(FIND_LIBSTDCXX)) && mkdir -p $(STATIC_CXX) && echo "ln -sf $$library $@" && ln -sf "$$library" $@
 
 print-bindir:
 	@echo "$(BINARY_SOURCE)"
