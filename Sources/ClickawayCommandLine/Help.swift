@@ -27,6 +27,9 @@ enum HelpText {
         options.append(row("-h, --help", helpHelp))
         sections.append("OPTIONS:\n" + options.joined(separator: "\n"))
 
+        if node.isRoot, !configuration.exitStatuses.isEmpty {
+            sections.append("EXIT STATUS:\n" + configuration.exitStatuses.map { row(String($0.status), $0.meaning) }.joined(separator: "\n"))
+        }
         if !node.subcommands.isEmpty {
             sections.append("SUBCOMMANDS:\n" + node.subcommands.map { row($0.name, $0.configuration.abstract) }.joined(separator: "\n")
                             + "\n\n  See '\(node.fullName) help <subcommand>' for detailed help.")

@@ -65,6 +65,11 @@ enum ManualPage {
             for command in root.subcommands { lines += subcommand(command) }
             lines.append(".El")
         }
+        if !configuration.exitStatuses.isEmpty {
+            lines += [".Sh EXIT STATUS", ".Bl -tag -width 4n"]
+            for entry in configuration.exitStatuses { lines += [".It \(entry.status)", text(entry.meaning)] }
+            lines.append(".El")
+        }
         let others = ["clickaway 1", "clickawayctl 1", "clickaway.toml 5"].filter { $0 != "\(root.name) 1" }
         lines.append(".Sh SEE ALSO")
         lines += others.enumerated().map { ".Xr \($0.element)" + ($0.offset < others.count - 1 ? " ," : "") }

@@ -29,7 +29,8 @@ struct Sample: ParsableCommand {
 /// A program with subcommands and a shared group of options.
 struct Tool: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "tool", abstract: "A tool.", version: "tool 2.0",
-                                                    subcommands: [Sample.self, Shared.self])
+                                                    subcommands: [Sample.self, Shared.self],
+                                                    exitStatuses: [ExitStatusHelp(0, "All went well."), ExitStatusHelp(64, "A wrong command line.")])
 }
 
 struct Place: ParsableArguments {
@@ -155,6 +156,15 @@ struct WritingTests {
         }
         let tool = HelpText.help(CommandNode(Tool.self))
         #expect(tool.contains("USAGE: tool <subcommand>") && tool.contains("SUBCOMMANDS:\n  sample                  A sample command.\n  shared"))
+    }
+
+    /// The exit statuses a program lists are in its help and its man page's EXIT STATUS.
+    @Test func exitStatusesAreInHelpAndTheManualPage() throws {
+        let help = HelpText.help(CommandNode(Tool.self))
+        #expect(help.contains("EXIT STATUS:\n  0                       All went well.\n  64                      A wrong command line.\n"), "\(help)")
+        #expect(!HelpText.help(CommandNode(Sample.self)).contains("EXIT STATUS"))
+        let page = ManualPage.page(for: CommandNode(Tool.self), date: try #require(ManualDate("2026-02-03")))
+        #expect(page.contains(".Sh EXIT STATUS\n.Bl -tag -width 4n\n.It 0\nAll went well.\n.It 64\nA wrong command line.\n.El\n.Sh SEE ALSO\n"), "\(page)")
     }
 
     @Test func manualPageRendersWithoutWarnings() throws {
