@@ -75,6 +75,12 @@ public enum DaemonLauncher {
             if let failure = lastGood.save(loaded) { logger.warning("cannot keep this configuration as the last good one: \(failure)") }
             return (loaded, .files, nil)
         } catch {
+            // A file named on the command line that is not there is a mistake in the command
+            // line, not a configuration to fix later: running with no popups would hide it.
+            if let file, case .unreadable(_, let reason) = error {
+                fail("--config \(file): cannot read it (\(reason)); name a file that exists, or leave --config out "
+                     + "to read \(ConfigLocation(environment: environment).mainFile)", .usage)
+            }
             let fix = "fix the errors and save: the file is watched and applied once it loads (`clickawayctl check` shows the errors)"
             switch lastGood.load() {
             case .success(let kept):

@@ -94,6 +94,22 @@ struct DaemonLifecycleTests {
         #expect(log2.split(separator: "\n").count == 1, "\(log2)")
     }
 
+    /// `--config FILE` naming no file is a mistake on the command line: one sentence and exit
+    /// 64 at start, before the display is looked for, instead of running with no popups.
+    /// (Without --config, no file at all still runs: noConfigurationFileRunsWithNoPopupsAndSaysWhereItGoes.)
+    @Test func anExplicitConfigThatDoesNotExistExits64WithOneSentence() throws {
+        let f = try DaemonFixture(config: Self.pop)
+        let missing = f.directory.appendingPathComponent("missing.toml").path
+        let expected = f.directory.appendingPathComponent("clickaway/config.toml").path
+        for environment in [f.environment, f.environment.merging(["DISPLAY": ""]) { $1 }] {
+            let (status, log) = try runToExit(f, arguments: ["--config", missing] + f.displayArguments, environment: environment)
+            #expect(status == 64, "\(log)")
+            #expect(log == "clickaway: --config \(missing): cannot read it (no such file); name a file that exists, "
+                    + "or leave --config out to read \(expected)\n", "\(log)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: f.socketPath), "the daemon that refused to start left a control socket")
+    }
+
     /// A second daemon for the same user says so and exits 73 (no restart), leaving the first
     /// one's socket alone.
     @Test func aSecondInstanceExits73() throws {
