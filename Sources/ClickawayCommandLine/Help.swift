@@ -22,8 +22,8 @@ enum HelpText {
             sections.append("ARGUMENTS:\n" + arguments.map { row($0.synopsis, describe($0)) }.joined(separator: "\n"))
         }
         var options = definitions.filter(\.isNamed)
-            .map { row($0.synopsis, describe($0)) }
-        if node.isRoot, !configuration.version.isEmpty { options.append(row("--version", versionHelp)) }
+            .map { row($0.listing, describe($0)) }
+        if node.isRoot, !configuration.version.isEmpty { options.append(row("-V, --version", versionHelp)) }
         options.append(row("-h, --help", helpHelp))
         sections.append("OPTIONS:\n" + options.joined(separator: "\n"))
 

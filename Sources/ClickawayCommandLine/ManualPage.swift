@@ -57,7 +57,7 @@ enum ManualPage {
 
         lines += [".Sh OPTIONS", ".Bl -tag -width 6n"]
         lines += root.definitions.filter(\.isNamed).flatMap(item)
-        if !configuration.version.isEmpty { lines += [".It Fl -version", text(HelpText.versionHelp)] }
+        if !configuration.version.isEmpty { lines += [".It Fl V , Fl -version", text(HelpText.versionHelp)] }
         lines += [".It Fl h , -help", text(HelpText.helpHelp), ".El"]
 
         if !root.subcommands.isEmpty {
@@ -110,8 +110,10 @@ enum ManualPage {
         }
     }
 
+    /// `.It Fl c , Fl -config Ar file` when the option has a one-letter spelling too.
     private static func item(_ definition: ArgumentDefinition) -> [String] {
-        [".It \(macroWords(definition))", text(HelpText.describe(definition))]
+        let short = definition.short.map { "Fl \($0) , " } ?? ""
+        return [".It \(short)\(macroWords(definition))", text(HelpText.describe(definition))]
     }
 
     private static func paragraphs(_ text: String) -> [String] {

@@ -279,7 +279,7 @@ public final class Daemon {
     }
 
     private func statusLine() -> String {
-        let base = "\(config.popupCount) popups configured, \(engine.open.count) open" + (display.isIntercepting ? ", intercepting clicks" : "")
+        let base = counted(config.popupCount, "popup") + " configured, \(engine.open.count) open" + (display.isIntercepting ? ", intercepting clicks" : "")
         switch running {
         case .lastGood: return base + "; the configuration has errors: running the last good one"
         case .none: return base + "; the configuration has errors: running with none"

@@ -30,7 +30,7 @@ struct Clickaway: ParsableCommand {
         version: clickawayVersionText(program: "clickaway"),
         exitStatuses: DaemonExitStatus.allCases.map { ExitStatusHelp($0.rawValue, $0.meaning) })
 
-    @Option(name: .long, help: ArgumentHelp("Read this file instead of config.toml and conf.d/*.toml.", valueName: "file"),
+    @Option(name: [.customShort("c"), .long], help: ArgumentHelp("Read this file instead of config.toml and conf.d/*.toml.", valueName: "file"),
             completion: .file(extension: "toml"))
     var config: String?
 

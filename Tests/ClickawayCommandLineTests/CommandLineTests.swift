@@ -14,7 +14,8 @@ struct Sample: ParsableCommand {
         commandName: "sample", abstract: "A sample command.", discussion: "First paragraph.\nSecond paragraph.",
         version: "sample 1.0")
 
-    @Option(help: ArgumentHelp("A file.", valueName: "file"), completion: .file(extension: "toml")) var config: String?
+    @Option(name: [.customShort("c"), .long], help: ArgumentHelp("A file.", valueName: "file"), completion: .file(extension: "toml"))
+    var config: String?
     @Option(help: "A colour.") var colour: Colour = .red
     @Option(name: .customLong("at-ms"), help: "When, in milliseconds.") var atMs: Int64 = 5
     @Option(help: "Repeated.") var tag: [String] = []
@@ -90,11 +91,11 @@ struct ParsingTests {
     }
 
     @Test(arguments: [
-        (["--color", "red", "1"], "Unknown option '--color'"),
-        (["--color=red", "1"], "Unknown option '--color'"),
+        (["--color", "red", "1"], "Unknown option '--color'; did you mean '--colour'?"),
+        (["--color=red", "1"], "Unknown option '--color'; did you mean '--colour'?"),
         (["-x", "1"], "Unknown option '-x'"),
         (["--colour", "blue", "1"], "The value 'blue' is invalid for '--colour <colour>'. Please provide one of 'red' or 'green'."),
-        (["--at-ms", "soon", "1"], "The value 'soon' is invalid for '--at-ms <at-ms>'."),
+        (["--at-ms", "soon", "1"], "The value 'soon' is invalid for '--at-ms <at-ms>': an integer is expected."),
         (["--config"], "Missing value for '--config <file>'"),
         (["--config", "--json", "1"], "Missing value for '--config <file>'"),
         ([], "Missing expected argument '<x>'"),
@@ -104,11 +105,33 @@ struct ParsingTests {
         // The value names of positionals are no options.
         (["--command", "1"], "Unknown option '--command'"),
         (["--x", "1"], "Unknown option '--x'"),
-        (["one"], "The value 'one' is invalid for '<x>'."),
-        (["99999999999"], "The value '99999999999' is invalid for '<x>'."),
+        (["one"], "The value 'one' is invalid for '<x>': an integer is expected."),
+        (["99999999999"], "The value '99999999999' is invalid for '<x>': an integer is expected."),
+        // Did you mean: a typo of a spelling the command takes, dashes, --no- and --help included.
+        (["--colur", "blue", "1"], "Unknown option '--colur'; did you mean '--colour'?"),
+        (["--no-escpae", "1"], "Unknown option '--no-escpae'; did you mean '--no-escape'?"),
+        (["--hepl"], "Unknown option '--hepl'; did you mean '--help'?"),
+        (["-x", "1"], "Unknown option '-x'"),
+        (["-c"], "Missing value for '--config <file>'"),
     ])
     func usageErrorsSayWhatIsWrong(_ words: [String], _ message: String) {
         #expect(parse(words).1 == message, "\(words)")
+    }
+
+    @Test func shortSpellingsReachTheirProperty() {
+        let (s, error) = parse(["-c", "a.toml", "1"])
+        #expect(error == nil && s.config == "a.toml")
+        let (t, error2) = parse(["-c=b.toml", "1"])
+        #expect(error2 == nil && t.config == "b.toml")
+    }
+
+    @Test func suggestionsAreCloseWordsOnly() {
+        #expect(Suggestion.closest("stauts", ["check", "status", "sync"]) == "status")
+        #expect(Suggestion.closest("--jsno", ["--json", "--config"]) == "--json")
+        #expect(Suggestion.closest("relod", ["reload", "open"]) == "reload")
+        #expect(Suggestion.closest("frobnicate", ["check", "status"]) == nil)
+        #expect(Suggestion.closest("", ["a"]) == nil)
+        #expect(Suggestion.phrase("stauts", ["status"]) == "; did you mean 'status'?")
     }
 
     @Test func optionGroupsParseAndValidateWithTheirCommand() {
@@ -121,6 +144,10 @@ struct ParsingTests {
         #expect(program.run(["help", "shared"]) == 0)
         #expect(program.run(["sample", "--help"]) == 0)
         #expect(program.run(["--version"]) == 0)
+        #expect(program.run(["-V"]) == 0)
+        // A word where a subcommand goes that names none is a usage error (said with a
+        // "did you mean": commandLineMistakesSayWhatWasMeant runs the program).
+        #expect(program.run(["sampel"]) == 64)
         // --version is the program's, not a subcommand's.
         #expect(program.run(["sample", "--version", "1"]) == 64)
     }
@@ -151,7 +178,8 @@ struct WritingTests {
         for text in ["OVERVIEW: A sample command.", "First paragraph.\n\nSecond paragraph.", "USAGE: sample [--config <file>]",
                      "  --colour <colour>       A colour. (values: red, green) (default: red)", "[--tag <tag> ...]",
                      "  --escape/--no-escape    Whether Escape counts.", "  <x>                     A coordinate.",
-                     "[-- <command> ...]", "  --version               Show the version.", "  -h, --help              Show help information."] {
+                     "[-- <command> ...]", "  -V, --version           Show the version.", "  -h, --help              Show help information.",
+                     "  -c, --config <file>     A file."] {
             #expect(help.contains(text), "help lacks \(text):\n\(help)")
         }
         let tool = HelpText.help(CommandNode(Tool.self))
@@ -182,6 +210,7 @@ struct WritingTests {
         let sample = ManualPage.page(for: CommandNode(Sample.self), date: date)
         // A value named like an mdoc macro is escaped, or it would be read as one.
         #expect(sample.contains(".It Fl -odd Ar \\&Ar\n") && sample.contains(".It Fl -escape | Fl -no-escape\n"))
+        #expect(sample.contains(".It Fl c , Fl -config Ar file\n") && sample.contains(".It Fl V , Fl -version\n"), "\(sample)")
         #expect(ManualDate("2026-13-01") == nil && ManualDate("yesterday") == nil)
     }
 

@@ -141,11 +141,19 @@ struct BrokenConfigTests {
         #expect(runs.all.count == 4)
         for run in runs.all {
             #expect(run?.status == 0, "\(run?.stderr ?? "no run")")
-            #expect(run?.stdout == "reloaded: 1 popups from \(f.configPath)\n")
+            #expect(run?.stdout == "reloaded: 1 popup from \(f.configPath)\n")
         }
+        let json = try f.ctl(["reload", "--json"])
+        #expect(json.status == 0 && json.stdout == "{\"ok\":true,\"popups\":1,\"files\":[\"\(f.configPath)\"]}\n", "\(json.output)")
         try f.editConfigInPlace(Self.typo)
         let refused = try f.ctl(["reload"])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("did you mean \"class\"?"), "\(refused.stderr)")
+        // --json: the refusal as one object on stdout, its diagnostics inside.
+        let refusedJSON = try f.ctl(["reload", "--json"])
+        #expect(refusedJSON.status == 1)
+        let object = try JSON.parse(refusedJSON.stdout)
+        #expect(object["ok"]?.boolValue == false && object["diagnostics"]?.stringValue?.contains("did you mean \"class\"?") == true,
+                "\(refusedJSON.output)")
     }
 }
