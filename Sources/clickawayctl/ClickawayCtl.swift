@@ -51,8 +51,9 @@ struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Validate a configuration file (default: config.toml and conf.d/*.toml).",
         discussion: """
-            --json prints one object with "ok": true with "popups", "exclusions", "files" and \
-            "notes"; or false with "error" (the text check prints without --json) and \
+            Warns (on stderr, exit status 0) about popups that can match the same window: such a \
+            window opens only the first. --json prints one object with "ok": true with "popups", \
+            "exclusions", "files", "notes" and "warnings"; or false with "error" (the text check prints without --json) and \
             "diagnostics", each with "file", "line", "column" and "path" where known, and "message".
             """)
 
@@ -78,10 +79,12 @@ struct Check: ParsableCommand {
             if json {
                 print(JSON.object([("ok", .bool(true)), ("popups", .int(Int64(loaded.popupCount))),
                                    ("exclusions", .int(Int64(loaded.exclusionCount))), ("files", .array(loaded.files.map(JSON.string))),
-                                   ("notes", .array(loaded.notes.map { .string($0.description) }))]).text)
+                                   ("notes", .array(loaded.notes.map { .string($0.description) })),
+                                   ("warnings", .array(loaded.overlappingPopups.map { .string($0.description) }))]).text)
                 return
             }
             for note in loaded.notes { printError("note: \(note)") }
+            for overlap in loaded.overlappingPopups { printError("warning: \(overlap)") }
             print("ok: \(counted(loaded.popupCount, "popup")), \(counted(loaded.exclusionCount, "exclusion"))")
         } catch {
             if json { print(Self.json(error).text) } else { printError("\(error)") }

@@ -25,7 +25,20 @@ struct CtlCommandTests {
     @Test func checkAcceptsTheShippedExample() throws {
         let r = try ctl(["check", Self.repoRoot.appendingPathComponent("config/config.toml").path])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stdout == "ok: 2 popups, 1 exclusion\n")
+        #expect(r.stdout == "ok: 1 popup, 1 exclusion\n")
+        #expect(r.stderr.isEmpty, "\(r.stderr)")
+    }
+
+    /// Two popups that can match the same window: ok (exit 0), with a warning naming both.
+    @Test func checkWarnsAboutPopupsMatchingTheSameWindow() throws {
+        let config = "[[popup]]\nname = \"scratch\"\nwindow = { class = \"Popup\" }\n\n"
+            + "[[popup]]\nname = \"popup\"\nwindow = { class = \"Popup\", instance = \"xterm\" }\n"
+        let r = try ctl(["check", "CONFIG"], config: config)
+        #expect(r.status == 0 && r.stdout == "ok: 2 popups, 0 exclusions\n", "\(r.output)")
+        #expect(r.stderr.hasPrefix("warning: popups \"scratch\" and \"popup\" can match the same window"), "\(r.stderr)")
+        let json = try ctl(["check", "--json", "CONFIG"], config: config)
+        let object = try JSON.parse(json.stdout)
+        #expect(json.status == 0 && object["warnings"]?.arrayValue?.count == 1, "\(json.output)")
     }
 
     /// `--config FILE` (and `-c`) beside the positional FILE, as everywhere else a file is read.
