@@ -36,8 +36,11 @@ MANDATE ?= $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 # apt-get needs root; as another user, make asks sudo.
 SUDO ?= $(if $(filter 0,$(shell id -u)),,sudo)
 RELEASE_BIN = $(shell $(SWIFT) build -c release $(STATIC) --show-bin-path)
-# gcc's static C++ library, which the Swift toolchain's prerequisites include.
-LIBSTDCXX_A = $(shell $(CC) -print-file-name=libstdc++.a)
+# gcc's static C++ library, which the Swift toolchain's prerequisites include, as a C compiler
+# finds it: $(CC), else the toolchain's clang beside $(SWIFT), else gcc (a fresh machine with
+# only the toolchain and its prerequisites may have no cc). packaging/find-libstdcxx says which
+# is missing when it cannot.
+FIND_LIBSTDCXX = CC='$(CC)' SWIFT='$(SWIFT)' packaging/find-libstdcxx
 # Where the staged binaries come from (evaluated when used, after the build).
 BINARY_SOURCE = $(or $(BUILDDIR),$(RELEASE_BIN))
 # The variables install.sh takes, passed on when set on the command line or in the environment.
@@ -98,16 +101,15 @@ binaries: check-build-deps $(STATIC_CXX)/libstdc++.a
 	$(SWIFT) build -c release $(STATIC)
 
 $(STATIC_CXX)/libstdc++.a:
-	@case "$(LIBSTDCXX_A)" in /*) ;; *) echo "make: $(CC) finds no libstdc++.a: install your gcc's libstdc++ development package (Debian 12: libstdc++-12-dev), which the Swift toolchain needs too" >&2; exit 1 ;; esac
-	mkdir -p $(STATIC_CXX)
-	ln -sf "$(LIBSTDCXX_A)" $@
+	@library=$$($(FIND_LIBSTDCXX)) && mkdir -p $(STATIC_CXX) && echo "ln -sf $$library $@" && ln -sf "$$library" $@
 
 print-bindir:
 	@echo "$(BINARY_SOURCE)"
 
 # Everything install.sh installs, from the binaries in BINARY_SOURCE: stripped programs, the
 # man pages and completion scripts each program writes from its own command definitions
-# (bash's have no #! line: they are sourced), the unit, recipes and docs.
+# (bash's have no #! line: they are sourced), the unit, recipes and docs (the README, the
+# licence, the example configuration).
 stage: $(if $(BUILDDIR),,binaries)
 	@from="$(BINARY_SOURCE)"; for binary in clickaway clickawayctl; do \
 	    test -x "$$from/$$binary" || { echo "make: $$from/$$binary is not built (run make binaries, or set BUILDDIR to the directory holding it)" >&2; exit 1; }; \
@@ -127,7 +129,7 @@ stage: $(if $(BUILDDIR),,binaries)
 	cp man/clickaway.toml.5 $(STAGE)/share/man/man5/
 	cp systemd/clickaway.service $(STAGE)/share/systemd/user/
 	cp config/recipes/*.toml config/recipes/*.sh $(STAGE)/share/clickaway/recipes/
-	cp README.md config/config.toml $(STAGE)/share/doc/clickaway/
+	cp README.md LICENSE config/config.toml $(STAGE)/share/doc/clickaway/
 
 install: stage
 	packaging/install.sh --from $(STAGE) $(INSTALL_ARGUMENTS)

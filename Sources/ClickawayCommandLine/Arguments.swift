@@ -12,10 +12,31 @@ public struct ArgumentHelp: ExpressibleByStringInterpolation, Sendable {
     public init(stringLiteral text: String) { self.init(text) }
 }
 
-/// How an option is spelt: `--` and the property's name in kebab case, or a name of its own.
-public enum NameSpecification: Sendable {
-    case long
-    case customLong(String)
+/// How an option is spelt: `--` and the property's name in kebab case, or a long name of its
+/// own; with a one-letter spelling beside it when it has one: `[.customShort("c"), .long]`.
+public struct NameSpecification: ExpressibleByArrayLiteral, Sendable {
+    public struct Element: Sendable {
+        enum Kind: Sendable {
+            case long
+            case customLong(String)
+            case customShort(Character)
+        }
+
+        let kind: Kind
+
+        /// `--` and the property's name in kebab case.
+        public static var long: Element { Element(kind: .long) }
+        public static func customLong(_ name: String) -> Element { Element(kind: .customLong(name)) }
+        /// `-c`: one letter, with a single dash.
+        public static func customShort(_ letter: Character) -> Element { Element(kind: .customShort(letter)) }
+    }
+
+    let elements: [Element]
+
+    public init(arrayLiteral elements: Element...) { self.elements = elements }
+
+    public static var long: NameSpecification { [.long] }
+    public static func customLong(_ name: String) -> NameSpecification { [.customLong(name)] }
 }
 
 /// `--name` and `--no-name` for a flag that may also be left unset.
@@ -55,6 +76,8 @@ struct ArgumentDefinition {
     var kind: Kind
     /// Without dashes: `log-level`. For positionals the value name.
     var name: String
+    /// `c` for `-c`, when the option has a one-letter spelling too.
+    var short: Character? = nil
     var valueName: String
     var help: String
     /// An enum's values, offered and checked.
@@ -67,6 +90,14 @@ struct ArgumentDefinition {
     var isOptional: Bool
 
     var spelling: String { "--" + name }
+    /// `-c`, when there is one.
+    var shortSpelling: String? { short.map { "-\($0)" } }
+
+    /// What help lists it as: `-c, --config <file>`.
+    var listing: String { (shortSpelling.map { $0 + ", " } ?? "") + synopsis }
+
+    /// What this type of value is, for "The value 'a' is invalid for '<x>': an integer is expected".
+    var expected: String = ""
 
     /// `--config <file>`, `<x>`, `--escape/--no-escape`: how errors and help name it.
     var synopsis: String {
@@ -122,10 +153,20 @@ func kebabCase(_ name: String) -> String {
 extension NameSpecification {
     /// The name without dashes.
     func long(for propertyName: String) -> String {
-        switch self {
-        case .long: kebabCase(propertyName)
-        case .customLong(let name): name
+        for element in elements {
+            switch element.kind {
+            case .long: return kebabCase(propertyName)
+            case .customLong(let name): return name
+            case .customShort: continue
+            }
         }
+        return kebabCase(propertyName)
+    }
+
+    /// The one-letter spelling, if any.
+    var short: Character? {
+        for element in elements { if case .customShort(let letter) = element.kind { return letter } }
+        return nil
     }
 }
 
@@ -138,6 +179,8 @@ struct ValueSlot<Value> {
     let allowedValues: [String]
     let defaultDescription: String?
     let isRepeated: Bool
+    /// What a word must be, when the type says: "an integer".
+    let expected: String
     /// The value after one more word; nil when the word is not a value of the type.
     private let accept: (Value?, String) -> Value?
 
@@ -146,27 +189,28 @@ struct ValueSlot<Value> {
     /// One word: a required value, or one with a default (`initial`).
     static func single(_ initial: Value?) -> ValueSlot where Value: ExpressibleByArgument {
         ValueSlot(initial: initial, allowedValues: Value.allValueStrings, defaultDescription: initial?.defaultValueDescription,
-                  isRepeated: false) { _, word in Value(argument: word) }
+                  isRepeated: false, expected: Value.expectedValue) { _, word in Value(argument: word) }
     }
 
     /// One word, or nothing: nil.
     static func optional<Element: ExpressibleByArgument>() -> ValueSlot where Value == Element? {
         ValueSlot(initial: .some(nil), allowedValues: Element.allValueStrings, defaultDescription: nil,
-                  isRepeated: false) { _, word in Element(argument: word).map { Optional.some($0) } }
+                  isRepeated: false, expected: Element.expectedValue) { _, word in Element(argument: word).map { Optional.some($0) } }
     }
 
     /// Any number of words, each appended.
     static func repeated<Element: ExpressibleByArgument>(_ initial: [Element]) -> ValueSlot where Value == [Element] {
         ValueSlot(initial: initial, allowedValues: Element.allValueStrings, defaultDescription: nil,
-                  isRepeated: true) { sofar, word in Element(argument: word).map { (sofar ?? []) + [$0] } }
+                  isRepeated: true, expected: Element.expectedValue) { sofar, word in Element(argument: word).map { (sofar ?? []) + [$0] } }
     }
 
-    private init(initial: Value?, allowedValues: [String], defaultDescription: String?, isRepeated: Bool,
+    private init(initial: Value?, allowedValues: [String], defaultDescription: String?, isRepeated: Bool, expected: String,
                  accept: @escaping (Value?, String) -> Value?) {
         self.initial = initial
         self.allowedValues = allowedValues
         self.defaultDescription = defaultDescription
         self.isRepeated = isRepeated
+        self.expected = expected
         self.accept = accept
     }
 
@@ -200,9 +244,10 @@ public final class Option<Value>: ArgumentStorage {
 
     func definition(propertyName: String) -> ArgumentDefinition {
         let long = name.long(for: propertyName)
-        return ArgumentDefinition(kind: .option, name: long, valueName: help?.valueName ?? long, help: help?.text ?? "",
-                                  allowedValues: slot.allowedValues, defaultDescription: slot.defaultDescription,
-                                  completion: completion, isRepeated: slot.isRepeated, isOptional: slot.initial != nil)
+        return ArgumentDefinition(kind: .option, name: long, short: name.short, valueName: help?.valueName ?? long,
+                                  help: help?.text ?? "", allowedValues: slot.allowedValues,
+                                  defaultDescription: slot.defaultDescription, completion: completion,
+                                  isRepeated: slot.isRepeated, isOptional: slot.initial != nil, expected: slot.expected)
     }
 
     func take(_ word: String) -> Bool { slot.take(word) }
@@ -260,8 +305,9 @@ public final class Flag<Value>: ArgumentStorage {
 
     func definition(propertyName: String) -> ArgumentDefinition {
         let long = name.long(for: propertyName)
-        return ArgumentDefinition(kind: .flag(invertible: invertible), name: long, valueName: long, help: help?.text ?? "",
-                                  allowedValues: [], defaultDescription: nil, completion: nil, isRepeated: false, isOptional: true)
+        return ArgumentDefinition(kind: .flag(invertible: invertible), name: long, short: name.short, valueName: long,
+                                  help: help?.text ?? "", allowedValues: [], defaultDescription: nil, completion: nil,
+                                  isRepeated: false, isOptional: true)
     }
 
     func take(_ word: String) -> Bool { false }
@@ -307,7 +353,7 @@ public final class Argument<Value>: ArgumentStorage {
         let valueName = help?.valueName ?? kebabCase(propertyName)
         return ArgumentDefinition(kind: kind, name: valueName, valueName: valueName, help: help?.text ?? "",
                                   allowedValues: slot.allowedValues, defaultDescription: nil, completion: completion,
-                                  isRepeated: slot.isRepeated, isOptional: slot.initial != nil)
+                                  isRepeated: slot.isRepeated, isOptional: slot.initial != nil, expected: slot.expected)
     }
 
     func take(_ word: String) -> Bool { slot.take(word) }

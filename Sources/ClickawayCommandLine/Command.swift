@@ -41,14 +41,28 @@ public struct CommandConfiguration: @unchecked Sendable {
     /// `--version` prints it (the program only).
     public var version: String
     public var subcommands: [any ParsableCommand.Type]
+    /// What each exit status means (the program only): help's EXIT STATUS, the man page's.
+    public var exitStatuses: [ExitStatusHelp]
 
     public init(commandName: String? = nil, abstract: String = "", discussion: String = "", version: String = "",
-                subcommands: [any ParsableCommand.Type] = []) {
+                subcommands: [any ParsableCommand.Type] = [], exitStatuses: [ExitStatusHelp] = []) {
         self.commandName = commandName
         self.abstract = abstract
         self.discussion = discussion
         self.version = version
         self.subcommands = subcommands
+        self.exitStatuses = exitStatuses
+    }
+}
+
+/// One exit status and what it means, a sentence.
+public struct ExitStatusHelp: Sendable, Equatable {
+    public var status: Int32
+    public var meaning: String
+
+    public init(_ status: Int32, _ meaning: String) {
+        self.status = status
+        self.meaning = meaning
     }
 }
 

@@ -38,11 +38,12 @@ enum CompletionScript {
     private static func optionSpellings(_ node: CommandNode) -> [String] {
         node.definitions.flatMap { definition -> [String] in
             switch definition.kind {
-            case .option: [definition.spelling]
-            case .flag(let invertible): invertible ? [definition.spelling, "--no-\(definition.name)"] : [definition.spelling]
+            case .option: (definition.shortSpelling.map { [$0] } ?? []) + [definition.spelling]
+            case .flag(let invertible):
+                (definition.shortSpelling.map { [$0] } ?? []) + (invertible ? [definition.spelling, "--no-\(definition.name)"] : [definition.spelling])
             case .positional, .postTerminator: []
             }
-        } + (node.isRoot && !node.configuration.version.isEmpty ? ["--version"] : []) + ["-h", "--help"]
+        } + (node.isRoot && !node.configuration.version.isEmpty ? ["-V", "--version"] : []) + ["-h", "--help"]
     }
 
     /// A single-quoted shell word.
@@ -114,7 +115,8 @@ enum CompletionScript {
         if !valued.isEmpty {
             lines.append("case $prev in")
             for definition in valued {
-                lines.append("\(definition.spelling)) \(bashValues(definition, root: root) ?? ":") ; return ;;")
+                let pattern = (definition.shortSpelling.map { $0 + "|" } ?? "") + definition.spelling
+                lines.append("\(pattern)) \(bashValues(definition, root: root) ?? ":") ; return ;;")
             }
             lines.append("esac")
         }
@@ -131,7 +133,8 @@ enum CompletionScript {
             bashValues(definition, root: root).map { "\(index)) \($0) ;;" }
         }
         if !completing.isEmpty {
-            lines.append("case $(\(function)_position $first \(quoted(valued.map(\.spelling).joined(separator: " ")))) in")
+            let spellings = valued.flatMap { ($0.shortSpelling.map { [$0] } ?? []) + [$0.spelling] }
+            lines.append("case $(\(function)_position $first \(quoted(spellings.joined(separator: " ")))) in")
             lines += completing
             lines.append("esac")
         }
@@ -193,7 +196,7 @@ enum CompletionScript {
     }
 
     private static func zshHelpAndVersion(_ node: CommandNode) -> [String] {
-        (node.isRoot && !node.configuration.version.isEmpty ? [quoted("--version[\(zshEscaped(HelpText.versionHelp))]")] : [])
+        (node.isRoot && !node.configuration.version.isEmpty ? ["{-V,--version}" + quoted("[\(zshEscaped(HelpText.versionHelp))]")] : [])
             + ["'(- *)'{-h,--help}\(quoted("[\(zshEscaped(HelpText.helpHelp))]"))"]
     }
 
@@ -204,7 +207,9 @@ enum CompletionScript {
             switch definition.kind {
             case .option:
                 let action = zshAction(definition, root: root)
-                specs.append(quoted((definition.isRepeated ? "*" : "") + definition.spelling + help + ":\(zshEscaped(definition.valueName)):" + action))
+                for spelling in (definition.shortSpelling.map { [$0] } ?? []) + [definition.spelling] {
+                    specs.append(quoted((definition.isRepeated ? "*" : "") + spelling + help + ":\(zshEscaped(definition.valueName)):" + action))
+                }
             case .flag(let invertible):
                 if invertible {
                     specs.append(quoted("(--no-\(definition.name))\(definition.spelling)\(help)"))
@@ -272,7 +277,8 @@ enum CompletionScript {
                 let help = definition.help.isEmpty ? "" : " -d \(quoted(definition.help))"
                 switch definition.kind {
                 case .option:
-                    lines.append("\(prefix) -l \(definition.name) -r\(fishValues(definition, root: root))\(help)")
+                    let short = definition.short.map { " -s \($0)" } ?? ""
+                    lines.append("\(prefix)\(short) -l \(definition.name) -r\(fishValues(definition, root: root))\(help)")
                 case .flag(let invertible):
                     lines.append("\(prefix) -l \(definition.name)\(help)")
                     if invertible { lines.append("\(prefix) -l no-\(definition.name)\(help)") }
@@ -284,7 +290,7 @@ enum CompletionScript {
                 }
             }
             if node.isRoot, !node.configuration.version.isEmpty {
-                lines.append("\(prefix) -l version -d \(quoted(HelpText.versionHelp))")
+                lines.append("\(prefix) -s V -l version -d \(quoted(HelpText.versionHelp))")
             }
             lines.append("\(prefix) -s h -l help -d \(quoted(HelpText.helpHelp))")
             for subcommand in node.subcommands {

@@ -6,10 +6,14 @@ public protocol ExpressibleByArgument {
     static var allValueStrings: [String] { get }
     /// How help and the man page show a default value.
     var defaultValueDescription: String { get }
+    /// What a word must be, said when one is not: "an integer". Empty: the error says nothing more
+    /// (enums list their values instead).
+    static var expectedValue: String { get }
 }
 
 extension ExpressibleByArgument {
     public static var allValueStrings: [String] { [] }
+    public static var expectedValue: String { "" }
     public var defaultValueDescription: String { "\(self)" }
 }
 
@@ -26,21 +30,27 @@ extension String: ExpressibleByArgument {
 
 extension Int: ExpressibleByArgument {
     public init?(argument: String) { self.init(argument, radix: 10) }
+    public static var expectedValue: String { "an integer" }
 }
 
 extension Int32: ExpressibleByArgument {
     public init?(argument: String) { self.init(argument, radix: 10) }
+    public static var expectedValue: String { "an integer" }
 }
 
 extension Int64: ExpressibleByArgument {
     public init?(argument: String) { self.init(argument, radix: 10) }
+    public static var expectedValue: String { "an integer" }
 }
 
 extension UInt8: ExpressibleByArgument {
     public init?(argument: String) { self.init(argument, radix: 10) }
+    public static var expectedValue: String { "an integer from 0 to 255" }
 }
 
 extension Double: ExpressibleByArgument {
+    public static var expectedValue: String { "a number" }
+
     /// Finite numbers only: "nan" and "inf" are no durations or coordinates.
     public init?(argument: String) {
         guard let value = Double(argument), value.isFinite else { return nil }

@@ -22,11 +22,14 @@ enum HelpText {
             sections.append("ARGUMENTS:\n" + arguments.map { row($0.synopsis, describe($0)) }.joined(separator: "\n"))
         }
         var options = definitions.filter(\.isNamed)
-            .map { row($0.synopsis, describe($0)) }
-        if node.isRoot, !configuration.version.isEmpty { options.append(row("--version", versionHelp)) }
+            .map { row($0.listing, describe($0)) }
+        if node.isRoot, !configuration.version.isEmpty { options.append(row("-V, --version", versionHelp)) }
         options.append(row("-h, --help", helpHelp))
         sections.append("OPTIONS:\n" + options.joined(separator: "\n"))
 
+        if node.isRoot, !configuration.exitStatuses.isEmpty {
+            sections.append("EXIT STATUS:\n" + configuration.exitStatuses.map { row(String($0.status), $0.meaning) }.joined(separator: "\n"))
+        }
         if !node.subcommands.isEmpty {
             sections.append("SUBCOMMANDS:\n" + node.subcommands.map { row($0.name, $0.configuration.abstract) }.joined(separator: "\n")
                             + "\n\n  See '\(node.fullName) help <subcommand>' for detailed help.")

@@ -57,12 +57,17 @@ enum ManualPage {
 
         lines += [".Sh OPTIONS", ".Bl -tag -width 6n"]
         lines += root.definitions.filter(\.isNamed).flatMap(item)
-        if !configuration.version.isEmpty { lines += [".It Fl -version", text(HelpText.versionHelp)] }
+        if !configuration.version.isEmpty { lines += [".It Fl V , Fl -version", text(HelpText.versionHelp)] }
         lines += [".It Fl h , -help", text(HelpText.helpHelp), ".El"]
 
         if !root.subcommands.isEmpty {
             lines += [".Sh COMMANDS", ".Bl -tag -width 6n"]
             for command in root.subcommands { lines += subcommand(command) }
+            lines.append(".El")
+        }
+        if !configuration.exitStatuses.isEmpty {
+            lines += [".Sh EXIT STATUS", ".Bl -tag -width 4n"]
+            for entry in configuration.exitStatuses { lines += [".It \(entry.status)", text(entry.meaning)] }
             lines.append(".El")
         }
         let others = ["clickaway 1", "clickawayctl 1", "clickaway.toml 5"].filter { $0 != "\(root.name) 1" }
@@ -105,8 +110,10 @@ enum ManualPage {
         }
     }
 
+    /// `.It Fl c , Fl -config Ar file` when the option has a one-letter spelling too.
     private static func item(_ definition: ArgumentDefinition) -> [String] {
-        [".It \(macroWords(definition))", text(HelpText.describe(definition))]
+        let short = definition.short.map { "Fl \($0) , " } ?? ""
+        return [".It \(short)\(macroWords(definition))", text(HelpText.describe(definition))]
     }
 
     private static func paragraphs(_ text: String) -> [String] {

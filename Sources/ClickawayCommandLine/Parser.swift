@@ -7,6 +7,9 @@ struct UsageError: Error {
 /// `--name=value`, flags, `--no-` flags, positionals in order, the words after `--`.
 struct CommandLineParser {
     let bindings: Bindings
+    /// Spellings the program answers before parsing (`--help`, `--version`): offered when an
+    /// unknown option is close to one.
+    var otherSpellings: [String] = ["--help"]
 
     func parse(_ words: [String]) throws(UsageError) {
         let entries = bindings.entries
@@ -41,7 +44,8 @@ struct CommandLineParser {
             let (spelling, inlineValue) = Self.split(word)
             // Only options and flags: a positional's value name (`--command` for the words
             // after `--`) is no option.
-            if let entry = entries.first(where: { $0.definition.isNamed && $0.definition.spelling == spelling }) {
+            if let entry = entries.first(where: { $0.definition.isNamed
+                                                  && ($0.definition.spelling == spelling || $0.definition.shortSpelling == spelling) }) {
                 if !entry.definition.takesValue {
                     guard inlineValue == nil else { throw UsageError(message: "The flag '\(spelling)' takes no value") }
                     entry.storage.set(true)
@@ -59,7 +63,7 @@ struct CommandLineParser {
                       inlineValue == nil {
                 entry.storage.set(false)
             } else {
-                throw UsageError(message: "Unknown option '\(spelling)'")
+                throw UsageError(message: "Unknown option '\(spelling)'" + Suggestion.phrase(spelling, knownSpellings))
             }
         }
 
@@ -68,11 +72,20 @@ struct CommandLineParser {
         }
     }
 
+    /// Every long spelling the command takes, for "did you mean".
+    private var knownSpellings: [String] {
+        bindings.entries.map(\.definition).filter(\.isNamed).flatMap { definition -> [String] in
+            definition.kind == .flag(invertible: true) ? [definition.spelling, "--no-" + definition.name] : [definition.spelling]
+        } + otherSpellings
+    }
+
     private func take(_ word: String, into entry: Bindings.Entry) throws(UsageError) {
         guard entry.storage.take(word) else {
-            let allowed = entry.definition.allowedValues
+            let definition = entry.definition
+            let allowed = definition.allowedValues
             let choices = allowed.isEmpty ? "" : " Please provide one of \(Self.list(allowed.map { "'\($0)'" }, and: "or"))."
-            throw UsageError(message: "The value '\(word)' is invalid for '\(entry.definition.synopsis)'.\(choices)")
+            let expected = definition.expected.isEmpty || !allowed.isEmpty ? "." : ": \(definition.expected) is expected."
+            throw UsageError(message: "The value '\(word)' is invalid for '\(definition.synopsis)'\(expected)\(choices)")
         }
     }
 

@@ -22,7 +22,7 @@ struct CommandLineProgram {
             var helped = node
             for word in rest.dropFirst() {
                 guard let subcommand = helped.subcommand(named: word) else {
-                    return usageError("Unknown subcommand '\(word)'", node: helped)
+                    return usageError(unknownCommand(word, in: helped), node: helped)
                 }
                 helped = subcommand
             }
@@ -34,7 +34,7 @@ struct CommandLineProgram {
             print(HelpText.help(node), terminator: "")
             return 0
         }
-        if node.isRoot, !node.configuration.version.isEmpty, options.contains("--version") {
+        if node.isRoot, !node.configuration.version.isEmpty, options.contains("--version") || options.contains("-V") {
             print(node.configuration.version)
             return 0
         }
@@ -43,10 +43,19 @@ struct CommandLineProgram {
             return 0
         }
 
+        // A word where a subcommand goes that names none (a command that groups subcommands
+        // takes no words of its own).
+        if !node.subcommands.isEmpty, let first = rest.first, !CommandLineParser.isOption(first),
+           !node.definitions.contains(where: { !$0.isNamed }) {
+            return usageError(unknownCommand(first, in: node), node: node)
+        }
+
         var command = node.type.init()
         let bindings = Bindings(command)
+        var parser = CommandLineParser(bindings: bindings)
+        if node.isRoot, !node.configuration.version.isEmpty { parser.otherSpellings.append("--version") }
         do {
-            try CommandLineParser(bindings: bindings).parse(Array(rest))
+            try parser.parse(Array(rest))
             for var group in bindings.groups { try group.validate() }
             try command.validate()
             try command.run()
@@ -61,6 +70,11 @@ struct CommandLineProgram {
             StandardStreams.error("Error: \(error)")
             return 1
         }
+    }
+
+    /// "Unknown command 'stauts'; did you mean 'status'?"
+    private func unknownCommand(_ word: String, in node: CommandNode) -> String {
+        "Unknown command '\(word)'" + Suggestion.phrase(word, node.subcommands.map(\.name) + ["help"])
     }
 
     private func usageError(_ message: String, node: CommandNode) -> Int32 {

@@ -113,6 +113,8 @@ public final class ControlServer {
 
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
+        /// Another daemon answers on the socket: starting again will not help.
+        public var alreadyRunning = false
     }
 
     /// One request line from a client; answer it with `send(_:to:)` or `reply(_:to:)`.
@@ -151,7 +153,7 @@ public final class ControlServer {
         let address: UnixSocketAddress
         do { address = try UnixSocketAddress(path: path) } catch { throw Failure(description: "socket path \(path) is too long") }
         if Self.someoneListens(address) {
-            throw Failure(description: "another clickaway is already running (its control socket \(path) answers)")
+            throw Failure(description: "another clickaway is already running (its control socket \(path) answers)", alreadyRunning: true)
         }
         unlink(path)
         let fd: FileDescriptor

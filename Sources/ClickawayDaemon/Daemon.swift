@@ -35,6 +35,8 @@ public final class Daemon {
     /// The diagnostics of the last configuration rejected since the last one accepted.
     private var rejected: String?
     private var lastError: String?
+    /// `lastError` is a rejected configuration's: the next one accepted clears it.
+    private var lastErrorIsRejection = false
     /// Popup sources the display cannot provide, said at every load.
     private var unavailableSources: [String] = []
 
@@ -259,6 +261,7 @@ public final class Daemon {
             switch notice {
             case .refused(let refusal):
                 lastError = refusal.message
+                lastErrorIsRejection = false
                 monitor.send(.grabRefused(refusal))
             case .switchedBackend(let backend, let reason):
                 monitor.send(.backend(backend: backend, reason: reason))
@@ -279,7 +282,7 @@ public final class Daemon {
     }
 
     private func statusLine() -> String {
-        let base = "\(config.popupCount) popups configured, \(engine.open.count) open" + (display.isIntercepting ? ", intercepting clicks" : "")
+        let base = counted(config.popupCount, "popup") + " configured, \(engine.open.count) open" + (display.isIntercepting ? ", intercepting clicks" : "")
         switch running {
         case .lastGood: return base + "; the configuration has errors: running the last good one"
         case .none: return base + "; the configuration has errors: running with none"
@@ -641,12 +644,15 @@ public final class Daemon {
         case .failure(let error):
             rejected = "\(error)"
             lastError = "configuration rejected, keeping the previous one:\n\(error)"
+            lastErrorIsRejection = true
             logger.error("configuration rejected, keeping the previous one (\(cause))\n\(error)")
             monitor.send(.rejected(cause: cause, diagnostics: "\(error)"))
             return
         }
         config = fresh
         rejected = nil
+        // The file was fixed: its rejection is no error any more.
+        if lastErrorIsRejection { (lastError, lastErrorIsRejection) = (nil, false) }
         running = .files
         let dropped = runtime.keep(besides: fresh.model.popups)
         for entry in dropped {

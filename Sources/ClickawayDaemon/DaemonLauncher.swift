@@ -30,7 +30,7 @@ public enum DaemonLauncher {
     }
 
     /// Runs until SIGTERM or SIGINT (0) or the display goes away (1); a start that fails
-    /// says why on stderr and exits 1.
+    /// says why on stderr and exits with its `DaemonExitStatus`.
     public static func run(_ options: Options) -> Int32 {
         let environment = processEnvironment()
         var logger = Logger(label: "clickaway") { StreamLogHandler.standardError(label: $0) }
@@ -56,7 +56,7 @@ public enum DaemonLauncher {
         do {
             control = try ControlServer(directory: try ControlPath.directory(environment: environment), loop: loop)
         } catch {
-            fail("\(error)")
+            fail("\(error)", (error as? ControlServer.Failure)?.alreadyRunning == true ? .alreadyRunning : .failure)
         }
         let daemon = Daemon(display: display, config: start.config, configFile: options.configFile, backend: options.backend,
                             running: start.running, startErrors: start.errors, loop: loop, control: control,
@@ -75,6 +75,12 @@ public enum DaemonLauncher {
             if let failure = lastGood.save(loaded) { logger.warning("cannot keep this configuration as the last good one: \(failure)") }
             return (loaded, .files, nil)
         } catch {
+            // A file named on the command line that is not there is a mistake in the command
+            // line, not a configuration to fix later: running with no popups would hide it.
+            if let file, case .unreadable(_, let reason) = error {
+                fail("--config \(file): cannot read it (\(reason)); name a file that exists, or leave --config out "
+                     + "to read \(ConfigLocation(environment: environment).mainFile)", .usage)
+            }
             let fix = "fix the errors and save: the file is watched and applied once it loads (`clickawayctl check` shows the errors)"
             switch lastGood.load() {
             case .success(let kept):
@@ -92,12 +98,12 @@ public enum DaemonLauncher {
         do {
             x = try XConnection(display: name)
         } catch {
-            fail("\(error)")
+            fail("\(error)", .noDisplay)
         }
         do {
             return try X11Display(x: x, model: model, backend: backend, logger: logger)
         } catch {
-            fail("cannot set up on the X server \(x.display): \(error)")
+            fail("cannot set up on the X server \(x.display): \(error)", .noDisplay)
         }
     }
 
@@ -106,29 +112,29 @@ public enum DaemonLauncher {
                                        logger: Logger) -> WaylandDisplay {
         guard let name else {
             fail("backend \"wayland\" needs WAYLAND_DISPLAY, which is not set: start clickaway inside the Wayland session "
-                 + "(systemd: `systemctl --user import-environment WAYLAND_DISPLAY`)")
+                 + "(systemd: `systemctl --user import-environment WAYLAND_DISPLAY`)", .noDisplay)
         }
         let client: WaylandClient
         do {
             client = try WaylandClient(display: name)
         } catch {
-            fail("\(error)")
+            fail("\(error)", .noDisplay)
         }
         do {
             return try WaylandDisplay(client: client, model: model, swaySocket: environment.nonEmpty("SWAYSOCK"), logger: logger)
         } catch WaylandError.missingGlobal(let interface, let purpose) where interface == "zwlr_layer_shell_v1" {
             fail("the compositor on \(client.connection.display) does not offer \(interface), which clickaway needs \(purpose). "
                  + "wlroots compositors (sway, Hyprland, river, labwc, wayfire), KDE and niri offer it; GNOME does not. "
-                 + "Under Xwayland, --backend x11-grab sees X clients only.")
+                 + "Under Xwayland, --backend x11-grab sees X clients only.", .noDisplay)
         } catch {
-            fail("cannot set up on the Wayland display \(client.connection.display): \(error)")
+            fail("cannot set up on the Wayland display \(client.connection.display): \(error)", .noDisplay)
         }
     }
 
-    /// One clear message on stderr, exit status 1.
-    private static func fail(_ message: String) -> Never {
+    /// One clear message on stderr, and the exit status that says what kind of failure it is.
+    private static func fail(_ message: String, _ status: DaemonExitStatus) -> Never {
         StandardStreams.error(message.contains("\n") ? message : "clickaway: \(message)")
-        exit(1)
+        exit(status.rawValue)
     }
 }
 

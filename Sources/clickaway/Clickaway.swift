@@ -18,13 +18,19 @@ struct Clickaway: ParsableCommand {
             Files: $XDG_CONFIG_HOME/clickaway/config.toml (default ~/.config/clickaway/config.toml), \
             then conf.d/*.toml beside it, described in clickaway.toml(5); the control socket \
             $XDG_RUNTIME_DIR/clickaway/ctl.sock, for clickawayctl(1).
-            Exit status: 0 after SIGTERM or SIGINT; 1 when it cannot start (no display, no control \
-            socket) or loses the display, so that systemd restarts it; \
-            64 for a wrong command line.
+            Start-up: under systemd, `systemctl --user enable --now clickaway` starts it with \
+            graphical-session.target. A session that has no such target (i3, openbox, bspwm and \
+            other plain window managers) starts it from its own start-up: `exec clickaway` in \
+            i3's config, `clickaway &` in ~/.xinitrc or openbox's autostart, or, to keep the \
+            unit's restarts and journal, `systemctl --user import-environment DISPLAY XAUTHORITY` \
+            then `systemctl --user start clickaway`. The unit skips the start when neither \
+            DISPLAY nor WAYLAND_DISPLAY is in the user manager's environment, and does not \
+            restart after exit status 64, 69 or 73, which a restart cannot fix.
             """,
-        version: "clickaway \(clickawayVersion)")
+        version: clickawayVersionText(program: "clickaway"),
+        exitStatuses: DaemonExitStatus.allCases.map { ExitStatusHelp($0.rawValue, $0.meaning) })
 
-    @Option(name: .long, help: ArgumentHelp("Read this file instead of config.toml and conf.d/*.toml.", valueName: "file"),
+    @Option(name: [.customShort("c"), .long], help: ArgumentHelp("Read this file instead of config.toml and conf.d/*.toml.", valueName: "file"),
             completion: .file(extension: "toml"))
     var config: String?
 

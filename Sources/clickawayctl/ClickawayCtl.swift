@@ -16,7 +16,7 @@ struct ClickawayCtl: ParsableCommand {
             2 file unreadable or daemon unreachable; wait: 3 when the popup went away without \
             being dismissed.
             """,
-        version: "clickawayctl \(clickawayVersion)",
+        version: clickawayVersionText(program: "clickawayctl"),
         subcommands: [Check.self, Hit.self, Status.self, Sync.self, Reload.self, Open.self, Close.self, Toggle.self,
                       Wait.self, Monitor.self, Pick.self])
 }
@@ -49,21 +49,64 @@ extension StringProtocol {
 
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Validate a configuration file (default: config.toml and conf.d/*.toml).")
+        abstract: "Validate a configuration file (default: config.toml and conf.d/*.toml).",
+        discussion: """
+            Warns (on stderr, exit status 0) about popups that can match the same window: such a \
+            window opens only the first. --json prints one object with "ok": true with "popups", \
+            "exclusions", "files", "notes" and "warnings"; or false with "error" (the text check prints without --json) and \
+            "diagnostics", each with "file", "line", "column" and "path" where known, and "message".
+            """)
 
-    @Argument(help: "The file to check instead of the XDG lookup.", completion: .file(extension: "toml"))
+    @Option(name: [.customShort("c"), .long], help: ArgumentHelp("The file to check instead of the XDG lookup.", valueName: "file"),
+            completion: .file(extension: "toml"))
+    var config: String?
+
+    @Argument(help: "The file to check (the same as --config).", completion: .file(extension: "toml"))
     var file: String?
+
+    @Flag(name: .long, help: "Print one JSON object.")
+    var json = false
+
+    func validate() throws {
+        if let config, let file, config != file {
+            throw ValidationError("give the file once: --config \(config) or \(file)")
+        }
+    }
 
     func run() throws {
         do {
-            let loaded = try ConfigLoader.load(file: file, environment: processEnvironment())
+            let loaded = try ConfigLoader.load(file: config ?? file, environment: processEnvironment())
+            if json {
+                print(JSON.object([("ok", .bool(true)), ("popups", .int(Int64(loaded.popupCount))),
+                                   ("exclusions", .int(Int64(loaded.exclusionCount))), ("files", .array(loaded.files.map(JSON.string))),
+                                   ("notes", .array(loaded.notes.map { .string($0.description) })),
+                                   ("warnings", .array(loaded.overlappingPopups.map { .string($0.description) }))]).text)
+                return
+            }
             for note in loaded.notes { printError("note: \(note)") }
-            print("ok: \(loaded.popupCount) popups, \(loaded.exclusionCount) exclusions")
+            for overlap in loaded.overlappingPopups { printError("warning: \(overlap)") }
+            print("ok: \(counted(loaded.popupCount, "popup")), \(counted(loaded.exclusionCount, "exclusion"))")
         } catch {
-            printError("\(error)")
+            if json { print(Self.json(error).text) } else { printError("\(error)") }
             if case .unreadable = error { throw ExitCode(2) }
             throw ExitCode(1)
         }
+    }
+
+    /// What `check --json` prints for a configuration that does not load.
+    static func json(_ error: ConfigError) -> JSON {
+        let diagnostics: [Diagnostic] = switch error {
+        case .unreadable(let path, let reason): [Diagnostic(file: path, message: "cannot read: \(reason)")]
+        case .invalid(let diagnostics): diagnostics
+        }
+        return .object([("ok", .bool(false)), ("error", .string(error.description)), ("diagnostics", .array(diagnostics.map { d in
+            var fields: [(String, JSON)] = [("file", .string(d.file))]
+            if let line = d.line { fields.append(("line", .int(Int64(line)))) }
+            if let column = d.column { fields.append(("column", .int(Int64(column)))) }
+            if !d.path.isEmpty { fields.append(("path", .string(d.path))) }
+            fields.append(("message", .string(d.message)))
+            return .object(fields)
+        }))])
     }
 }
 
@@ -77,7 +120,8 @@ struct Hit: ParsableCommand {
             at --at-ms. A window popup needs its rectangle: --open NAME=X,Y,W,H.
             """)
 
-    @Option(name: .long, help: "Explain offline against this file (--open alone uses the XDG lookup).",
+    @Option(name: [.customShort("c"), .long], help: ArgumentHelp("Explain offline against this file (--open alone uses the XDG lookup).",
+                                                                 valueName: "file"),
             completion: .file(extension: "toml"))
     var config: String?
 

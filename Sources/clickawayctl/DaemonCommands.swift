@@ -1,19 +1,28 @@
 import ClickawayCommandLine
 import ClickawayControl
+import ClickawayCore
 import ClickawayJSON
 import ClickawaySystem
 
 struct Reload: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Reload the configuration now; print its errors and exit 1 if it is rejected.",
-        discussion: "A rejected configuration leaves the running one in place.")
+        discussion: """
+            A rejected configuration leaves the running one in place. --json prints the daemon's \
+            reply, one object with "ok": true with "popups" and "files"; or false with "error" \
+            and "diagnostics" (the errors as text).
+            """)
+
+    @Flag(name: .long, help: "Print one JSON object.")
+    var json = false
 
     func run() throws {
         let reply = try callDaemon(.reload, onRefusal: { refusal in
-            if let diagnostics = refusal.diagnostics { printError(diagnostics) }
+            if json { print(refusal.json.text) } else if let diagnostics = refusal.diagnostics { printError(diagnostics) }
         })
         let reloaded = try understood { () throws(MalformedReply) in try ReloadReply(reply: reply) }
-        print("reloaded: \(reloaded.popups) popups from \(reloaded.files.isEmpty ? "no file" : reloaded.files.joined(separator: ", "))"
+        if json { return print(reloaded.json.text) }
+        print("reloaded: \(counted(reloaded.popups, "popup")) from \(reloaded.files.isEmpty ? "no file" : reloaded.files.joined(separator: ", "))"
             + (reloaded.waitedMs > 0 ? " (after waiting \(reloaded.waitedMs) ms for the files to stop changing)" : ""))
     }
 }

@@ -14,7 +14,8 @@ struct Sample: ParsableCommand {
         commandName: "sample", abstract: "A sample command.", discussion: "First paragraph.\nSecond paragraph.",
         version: "sample 1.0")
 
-    @Option(help: ArgumentHelp("A file.", valueName: "file"), completion: .file(extension: "toml")) var config: String?
+    @Option(name: [.customShort("c"), .long], help: ArgumentHelp("A file.", valueName: "file"), completion: .file(extension: "toml"))
+    var config: String?
     @Option(help: "A colour.") var colour: Colour = .red
     @Option(name: .customLong("at-ms"), help: "When, in milliseconds.") var atMs: Int64 = 5
     @Option(help: "Repeated.") var tag: [String] = []
@@ -29,7 +30,8 @@ struct Sample: ParsableCommand {
 /// A program with subcommands and a shared group of options.
 struct Tool: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "tool", abstract: "A tool.", version: "tool 2.0",
-                                                    subcommands: [Sample.self, Shared.self])
+                                                    subcommands: [Sample.self, Shared.self],
+                                                    exitStatuses: [ExitStatusHelp(0, "All went well."), ExitStatusHelp(64, "A wrong command line.")])
 }
 
 struct Place: ParsableArguments {
@@ -89,11 +91,11 @@ struct ParsingTests {
     }
 
     @Test(arguments: [
-        (["--color", "red", "1"], "Unknown option '--color'"),
-        (["--color=red", "1"], "Unknown option '--color'"),
+        (["--color", "red", "1"], "Unknown option '--color'; did you mean '--colour'?"),
+        (["--color=red", "1"], "Unknown option '--color'; did you mean '--colour'?"),
         (["-x", "1"], "Unknown option '-x'"),
         (["--colour", "blue", "1"], "The value 'blue' is invalid for '--colour <colour>'. Please provide one of 'red' or 'green'."),
-        (["--at-ms", "soon", "1"], "The value 'soon' is invalid for '--at-ms <at-ms>'."),
+        (["--at-ms", "soon", "1"], "The value 'soon' is invalid for '--at-ms <at-ms>': an integer is expected."),
         (["--config"], "Missing value for '--config <file>'"),
         (["--config", "--json", "1"], "Missing value for '--config <file>'"),
         ([], "Missing expected argument '<x>'"),
@@ -103,11 +105,33 @@ struct ParsingTests {
         // The value names of positionals are no options.
         (["--command", "1"], "Unknown option '--command'"),
         (["--x", "1"], "Unknown option '--x'"),
-        (["one"], "The value 'one' is invalid for '<x>'."),
-        (["99999999999"], "The value '99999999999' is invalid for '<x>'."),
+        (["one"], "The value 'one' is invalid for '<x>': an integer is expected."),
+        (["99999999999"], "The value '99999999999' is invalid for '<x>': an integer is expected."),
+        // Did you mean: a typo of a spelling the command takes, dashes, --no- and --help included.
+        (["--colur", "blue", "1"], "Unknown option '--colur'; did you mean '--colour'?"),
+        (["--no-escpae", "1"], "Unknown option '--no-escpae'; did you mean '--no-escape'?"),
+        (["--hepl"], "Unknown option '--hepl'; did you mean '--help'?"),
+        (["-x", "1"], "Unknown option '-x'"),
+        (["-c"], "Missing value for '--config <file>'"),
     ])
     func usageErrorsSayWhatIsWrong(_ words: [String], _ message: String) {
         #expect(parse(words).1 == message, "\(words)")
+    }
+
+    @Test func shortSpellingsReachTheirProperty() {
+        let (s, error) = parse(["-c", "a.toml", "1"])
+        #expect(error == nil && s.config == "a.toml")
+        let (t, error2) = parse(["-c=b.toml", "1"])
+        #expect(error2 == nil && t.config == "b.toml")
+    }
+
+    @Test func suggestionsAreCloseWordsOnly() {
+        #expect(Suggestion.closest("stauts", ["check", "status", "sync"]) == "status")
+        #expect(Suggestion.closest("--jsno", ["--json", "--config"]) == "--json")
+        #expect(Suggestion.closest("relod", ["reload", "open"]) == "reload")
+        #expect(Suggestion.closest("frobnicate", ["check", "status"]) == nil)
+        #expect(Suggestion.closest("", ["a"]) == nil)
+        #expect(Suggestion.phrase("stauts", ["status"]) == "; did you mean 'status'?")
     }
 
     @Test func optionGroupsParseAndValidateWithTheirCommand() {
@@ -120,6 +144,10 @@ struct ParsingTests {
         #expect(program.run(["help", "shared"]) == 0)
         #expect(program.run(["sample", "--help"]) == 0)
         #expect(program.run(["--version"]) == 0)
+        #expect(program.run(["-V"]) == 0)
+        // A word where a subcommand goes that names none is a usage error (said with a
+        // "did you mean": commandLineMistakesSayWhatWasMeant runs the program).
+        #expect(program.run(["sampel"]) == 64)
         // --version is the program's, not a subcommand's.
         #expect(program.run(["sample", "--version", "1"]) == 64)
     }
@@ -150,11 +178,21 @@ struct WritingTests {
         for text in ["OVERVIEW: A sample command.", "First paragraph.\n\nSecond paragraph.", "USAGE: sample [--config <file>]",
                      "  --colour <colour>       A colour. (values: red, green) (default: red)", "[--tag <tag> ...]",
                      "  --escape/--no-escape    Whether Escape counts.", "  <x>                     A coordinate.",
-                     "[-- <command> ...]", "  --version               Show the version.", "  -h, --help              Show help information."] {
+                     "[-- <command> ...]", "  -V, --version           Show the version.", "  -h, --help              Show help information.",
+                     "  -c, --config <file>     A file."] {
             #expect(help.contains(text), "help lacks \(text):\n\(help)")
         }
         let tool = HelpText.help(CommandNode(Tool.self))
         #expect(tool.contains("USAGE: tool <subcommand>") && tool.contains("SUBCOMMANDS:\n  sample                  A sample command.\n  shared"))
+    }
+
+    /// The exit statuses a program lists are in its help and its man page's EXIT STATUS.
+    @Test func exitStatusesAreInHelpAndTheManualPage() throws {
+        let help = HelpText.help(CommandNode(Tool.self))
+        #expect(help.contains("EXIT STATUS:\n  0                       All went well.\n  64                      A wrong command line.\n"), "\(help)")
+        #expect(!HelpText.help(CommandNode(Sample.self)).contains("EXIT STATUS"))
+        let page = ManualPage.page(for: CommandNode(Tool.self), date: try #require(ManualDate("2026-02-03")))
+        #expect(page.contains(".Sh EXIT STATUS\n.Bl -tag -width 4n\n.It 0\nAll went well.\n.It 64\nA wrong command line.\n.El\n.Sh SEE ALSO\n"), "\(page)")
     }
 
     @Test func manualPageRendersWithoutWarnings() throws {
@@ -172,6 +210,7 @@ struct WritingTests {
         let sample = ManualPage.page(for: CommandNode(Sample.self), date: date)
         // A value named like an mdoc macro is escaped, or it would be read as one.
         #expect(sample.contains(".It Fl -odd Ar \\&Ar\n") && sample.contains(".It Fl -escape | Fl -no-escape\n"))
+        #expect(sample.contains(".It Fl c , Fl -config Ar file\n") && sample.contains(".It Fl V , Fl -version\n"), "\(sample)")
         #expect(ManualDate("2026-13-01") == nil && ManualDate("yesterday") == nil)
     }
 

@@ -142,11 +142,19 @@ struct BrokenConfigTests {
         for run in runs.all {
             #expect(run?.status == 0, "\(run?.stderr ?? "no run")")
             // The file was written a moment ago: a reload may say it waited for it to settle.
-            #expect(run?.stdout.hasPrefix("reloaded: 1 popups from \(f.configPath)") == true, "\(run?.stdout ?? "")")
+            #expect(run?.stdout.hasPrefix("reloaded: 1 popup from \(f.configPath)") == true, "\(run?.stdout ?? "")")
         }
+        let json = try f.ctl(["reload", "--json"])
+        #expect(json.status == 0 && json.stdout.hasPrefix("{\"ok\":true,\"popups\":1,\"files\":[\"\(f.configPath)\"]"), "\(json.output)")
         try f.editConfigInPlace(Self.typo)
         let refused = try f.ctl(["reload"])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("did you mean \"class\"?"), "\(refused.stderr)")
+        // --json: the refusal as one object on stdout, its diagnostics inside.
+        let refusedJSON = try f.ctl(["reload", "--json"])
+        #expect(refusedJSON.status == 1)
+        let object = try JSON.parse(refusedJSON.stdout)
+        #expect(object["ok"]?.boolValue == false && object["diagnostics"]?.stringValue?.contains("did you mean \"class\"?") == true,
+                "\(refusedJSON.output)")
     }
 }

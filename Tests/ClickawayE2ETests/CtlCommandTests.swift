@@ -1,3 +1,4 @@
+import ClickawayJSON
 import Foundation
 import ProcessSupport
 import Testing
@@ -24,7 +25,67 @@ struct CtlCommandTests {
     @Test func checkAcceptsTheShippedExample() throws {
         let r = try ctl(["check", Self.repoRoot.appendingPathComponent("config/config.toml").path])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stdout == "ok: 2 popups, 1 exclusions\n")
+        #expect(r.stdout == "ok: 1 popup, 1 exclusion\n")
+        #expect(r.stderr.isEmpty, "\(r.stderr)")
+    }
+
+    /// Two popups that can match the same window: ok (exit 0), with a warning naming both.
+    @Test func checkWarnsAboutPopupsMatchingTheSameWindow() throws {
+        let config = "[[popup]]\nname = \"scratch\"\nwindow = { class = \"Popup\" }\n\n"
+            + "[[popup]]\nname = \"popup\"\nwindow = { class = \"Popup\", instance = \"xterm\" }\n"
+        let r = try ctl(["check", "CONFIG"], config: config)
+        #expect(r.status == 0 && r.stdout == "ok: 2 popups, 0 exclusions\n", "\(r.output)")
+        #expect(r.stderr.hasPrefix("warning: popups \"scratch\" and \"popup\" can match the same window"), "\(r.stderr)")
+        let json = try ctl(["check", "--json", "CONFIG"], config: config)
+        let object = try JSON.parse(json.stdout)
+        #expect(json.status == 0 && object["warnings"]?.arrayValue?.count == 1, "\(json.output)")
+    }
+
+    /// `--config FILE` (and `-c`) beside the positional FILE, as everywhere else a file is read.
+    @Test func checkTakesTheFileAsConfigToo() throws {
+        let config = "[[popup]]\nname = \"a\"\nrect = [0, 0, 10, 10]\n"
+        for arguments in [["check", "CONFIG"], ["check", "--config", "CONFIG"], ["check", "-c", "CONFIG"],
+                          ["check", "--config", "CONFIG", "CONFIG"]] {
+            let r = try ctl(arguments, config: config)
+            #expect(r.status == 0 && r.stdout == "ok: 1 popup, 0 exclusions\n", "\(arguments): \(r.output)")
+        }
+        let both = try ctl(["check", "--config", "CONFIG", "/elsewhere.toml"], config: config)
+        #expect(both.status == 64 && both.stderr.contains("give the file once: --config "), "\(both.output)")
+    }
+
+    /// `check --json`: one object, whether the configuration loads, has errors or cannot be read.
+    @Test func checkPrintsJSON() throws {
+        let ok = try ctl(["check", "--json", "CONFIG"], config: "[[popup]]\nname = \"a\"\nrect = [0, 0, 10, 10]\n")
+        #expect(ok.status == 0 && ok.stderr.isEmpty, "\(ok.output)")
+        let loaded = try JSON.parse(ok.stdout)
+        #expect(loaded["ok"]?.boolValue == true && loaded["popups"]?.intValue == 1 && loaded["exclusions"]?.intValue == 0)
+        #expect(loaded["files"]?.arrayValue?.count == 1 && loaded["notes"]?.arrayValue?.isEmpty == true, "\(ok.stdout)")
+
+        let bad = try ctl(["check", "--json", "CONFIG"], config: "[[popup]]\nname = \"a\"\nwindow = { clss = \"x\" }\n")
+        #expect(bad.status == 1 && bad.stderr.isEmpty, "\(bad.output)")
+        let errors = try JSON.parse(bad.stdout)
+        let first = errors["diagnostics"]?.arrayValue?.first
+        #expect(errors["ok"]?.boolValue == false && first?["line"]?.intValue == 3 && first?["column"]?.intValue == 12, "\(bad.stdout)")
+        #expect(first?["path"]?.stringValue == "popup \"a\" → window", "\(bad.stdout)")
+        #expect(first?["message"]?.stringValue == "unknown key \"clss\"; did you mean \"class\"?", "\(bad.stdout)")
+
+        let missing = try ctl(["check", "--json", "/nonexistent/clickaway.toml"])
+        let unreadable = try JSON.parse(missing.stdout)
+        #expect(missing.status == 2 && unreadable["ok"]?.boolValue == false, "\(missing.output)")
+    }
+
+    /// Mistakes on the command line say what was meant or expected (exit 64).
+    @Test(arguments: [
+        (["stauts"], "Error: Unknown command 'stauts'; did you mean 'status'?"),
+        (["help", "reloda"], "Error: Unknown command 'reloda'; did you mean 'reload'?"),
+        (["hit", "a", "b"], "Error: The value 'a' is invalid for '<x>': an integer is expected."),
+        (["hit", "--buton", "2", "1", "1"], "Error: Unknown option '--buton'; did you mean '--button'?"),
+        (["check", "--jsno"], "Error: Unknown option '--jsno'; did you mean '--json'?"),
+        (["--verison"], "Error: Unknown option '--verison'; did you mean '--version'?"),
+    ])
+    func commandLineMistakesSayWhatWasMeant(_ arguments: [String], _ message: String) throws {
+        let r = try ctl(arguments)
+        #expect(r.status == 64 && r.stderr.hasPrefix(message + "\nUsage: "), "\(arguments): \(r.output)")
     }
 
     @Test func checkReportsErrorsWithFileLineAndExits1() throws {

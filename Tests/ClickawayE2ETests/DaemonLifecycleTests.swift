@@ -79,18 +79,46 @@ struct DaemonLifecycleTests {
         #expect(f.log.contains("no configuration file; running with no popups (create \(expected) to add some)"), "\(f.log)")
     }
 
-    @Test func missingDisplayExits1WithOneSentence() throws {
+    /// No display is exit status 69, which the unit does not restart on (RestartPreventExitStatus).
+    @Test func missingDisplayExits69WithOneSentence() throws {
         let f = try DaemonFixture(config: Self.pop)
         var environment = f.environment
         environment["DISPLAY"] = nil
         let (status, log) = try runToExit(f, arguments: ["--config", f.configPath], environment: environment)
-        #expect(status == 1)
+        #expect(status == 69)
         #expect(log == "clickaway: no X display: DISPLAY is not set and no display was given\n")
 
         let (status2, log2) = try runToExit(f, arguments: ["--config", f.configPath, "--display", ":4321"], environment: environment)
-        #expect(status2 == 1)
+        #expect(status2 == 69)
         #expect(log2.hasPrefix("clickaway: cannot connect to X server \":4321\""), "\(log2)")
         #expect(log2.split(separator: "\n").count == 1, "\(log2)")
+    }
+
+    /// `--config FILE` naming no file is a mistake on the command line: one sentence and exit
+    /// 64 at start, before the display is looked for, instead of running with no popups.
+    /// (Without --config, no file at all still runs: noConfigurationFileRunsWithNoPopupsAndSaysWhereItGoes.)
+    @Test func anExplicitConfigThatDoesNotExistExits64WithOneSentence() throws {
+        let f = try DaemonFixture(config: Self.pop)
+        let missing = f.directory.appendingPathComponent("missing.toml").path
+        let expected = f.directory.appendingPathComponent("clickaway/config.toml").path
+        for environment in [f.environment, f.environment.merging(["DISPLAY": ""]) { $1 }] {
+            let (status, log) = try runToExit(f, arguments: ["--config", missing] + f.displayArguments, environment: environment)
+            #expect(status == 64, "\(log)")
+            #expect(log == "clickaway: --config \(missing): cannot read it (no such file); name a file that exists, "
+                    + "or leave --config out to read \(expected)\n", "\(log)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: f.socketPath), "the daemon that refused to start left a control socket")
+    }
+
+    /// A second daemon for the same user says so and exits 73 (no restart), leaving the first
+    /// one's socket alone.
+    @Test func aSecondInstanceExits73() throws {
+        let f = try DaemonFixture(config: Self.pop)
+        try f.startDaemon()
+        let (status, log) = try runToExit(f, arguments: ["--config", f.configPath] + f.displayArguments, environment: f.environment)
+        #expect(status == 73, "\(log)")
+        #expect(log.hasPrefix("clickaway: another clickaway is already running (its control socket \(f.socketPath) answers)"), "\(log)")
+        #expect(try f.status()["popups"]?.intValue == 1, "the first daemon stopped answering")
     }
 
     /// SO_PEERCRED: even with the directory and socket opened up by mistake, another user's

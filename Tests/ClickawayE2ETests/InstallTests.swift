@@ -45,6 +45,8 @@ struct InstallTests {
         #expect(unit.contains("\nDocumentation=file:\(prefix)/share/doc/clickaway/README.md\n"))
         #expect(unit.range(of: "@[A-Z]+@", options: .regularExpression) == nil, "a placeholder is left in \(unitPath)")
         #expect(fm.fileExists(atPath: "\(prefix)/share/doc/clickaway/README.md"))
+        #expect(fm.contentsEqual(atPath: "\(prefix)/share/doc/clickaway/LICENSE", andPath: Self.packageRoot.appendingPathComponent("LICENSE").path),
+                "make install did not install the licence beside the README")
 
         let recipes = try fm.contentsOfDirectory(atPath: Self.packageRoot.appendingPathComponent("config/recipes").path)
             .filter { $0.hasSuffix(".toml") || $0.hasSuffix(".sh") }

@@ -67,10 +67,17 @@ struct ReloadTests {
         #expect(reload.status == 1)
         #expect(reload.stderr.contains("did you mean \"class\"?"), "\(reload.stderr)")
 
-        // Fixing the file clears the rejection.
+        #expect(try f.status()["last_error"]?.stringValue?.hasPrefix("configuration rejected") == true)
+
+        // Fixing the file clears the rejection, and the error it was: status does not go on
+        // saying "last error: configuration rejected" about a file that now loads.
         try f.editConfigInPlace(Self.popup("pop", class: "Pop"))
         _ = try events.await(.reloaded)
-        #expect(try f.status()["rejected"]?.isNull == true)
+        let fixed = try f.status()
+        #expect(fixed["rejected"]?.isNull == true)
+        #expect(fixed["last_error"]?.isNull == true, "\(fixed)")
+        let fixedText = try f.ctl(["status"])
+        #expect(!fixedText.stdout.contains("last error") && !fixedText.stdout.contains("rejected"), "\(fixedText.stdout)")
     }
 
     @Test func fileReplacedByRenameIsPickedUp() throws {

@@ -416,13 +416,13 @@ import XTestHarness
             let run = try ProgramRun.run(DaemonRun.buildDirectory.appendingPathComponent("clickaway"),
                                          ["--config", f.configPath, "--backend", "wayland"],
                                          environment: f.environment.merging(["WAYLAND_DISPLAY": "/nonexistent/wayland-9"]) { $1 })
-            #expect(run.status == 1)
+            #expect(run.status == 69)
             #expect(run.stderr == "clickaway: cannot connect to Wayland display \"/nonexistent/wayland-9\": No such file or directory\n")
             var unset = f.environment
             unset["WAYLAND_DISPLAY"] = nil
             let missing = try ProgramRun.run(DaemonRun.buildDirectory.appendingPathComponent("clickaway"),
                                              ["--config", f.configPath, "--backend", "wayland"], environment: unset)
-            #expect(missing.status == 1)
+            #expect(missing.status == 69)
             #expect(missing.stderr.hasPrefix("clickaway: backend \"wayland\" needs WAYLAND_DISPLAY, which is not set"), "\(missing.stderr)")
         }
     }

@@ -114,9 +114,67 @@ struct DependencyListTests {
         #expect(run.stderr.contains("binutils: no strip on PATH"), "\(run.stderr)")
         #expect(!run.stderr.contains("pkg-config:"), "pkg-config is there, yet named missing: \(run.stderr)")
         #expect(run.stderr.contains("sudo apt-get install --no-install-recommends make libxcb1-dev libxcb-xfixes0-dev"), "\(run.stderr)")
+        // No C compiler on that PATH, nor swift: nothing finds libstdc++.a.
+        #expect(run.stderr.contains("libstdc++-12-dev: no C compiler finds libstdc++.a"), "\(run.stderr)")
 
         let present = try CommandRun.run([Repository.file("packaging/check-deps").path, "build"])
         #expect(present.status == 0, "the build packages of this machine are not all there: \(present.output)")
+    }
+
+    /// swift.org's prerequisites may bring no `cc`: the release build finds gcc's libstdc++.a
+    /// with $(CC) if it is there, else the Swift toolchain's clang beside `swift`, else gcc,
+    /// and says what is missing when none can.
+    @Test func libstdcxxIsFoundWithoutCC() throws {
+        let scratch = try scratchDirectory("find-libstdcxx")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let script = Repository.file("packaging/find-libstdcxx").path
+        func find(path: String, cc: String = "no-such-cc") throws -> CommandRun {
+            try CommandRun.run(["/bin/sh", script], environment: ["PATH": path, "CC": cc, "SWIFT": "swift"])
+        }
+        func directory(_ name: String, linking programs: [String: String]) throws -> String {
+            let bin = scratch.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+            for (name, target) in programs {
+                try FileManager.default.createSymbolicLink(at: bin.appendingPathComponent(name), withDestinationURL: URL(fileURLWithPath: target))
+            }
+            return bin.path
+        }
+
+        // Only the toolchain: its clang, beside swift (and beside what a symbolic link on PATH names).
+        let swift = try #require(CommandRun.run(["sh", "-c", "command -v swift"]).stdout.split(separator: "\n").first.map(String.init),
+                                 "no swift on the tests' PATH")
+        let toolchain = URL(fileURLWithPath: swift).resolvingSymlinksInPath().deletingLastPathComponent().path
+        let viaLink = try directory("link", linking: ["swift": swift, "readlink": "/usr/bin/readlink"])
+        for path in [toolchain, viaLink] {
+            let run = try find(path: path)
+            #expect(run.status == 0 && run.stdout.hasPrefix("/") && run.stdout.hasSuffix("/libstdc++.a\n"),
+                    "with PATH=\(path) (no cc, no gcc): \(run.output)")
+            #expect(FileManager.default.fileExists(atPath: run.stdout.trimmingCharacters(in: .newlines)), "\(run.output)")
+        }
+
+        // Nothing to ask: it names what it looked for.
+        let empty = try directory("empty", linking: [:])
+        let none = try find(path: empty)
+        #expect(none.status == 1 && none.stdout.isEmpty, "\(none.output)")
+        #expect(none.stderr.contains("no C compiler to ask where libstdc++.a is: no no-such-cc and no gcc on PATH, and no clang beside swift"),
+                "\(none.stderr)")
+
+        // A compiler that does not find it: the package to install.
+        let fake = scratch.appendingPathComponent("fake")
+        try FileManager.default.createDirectory(at: fake, withIntermediateDirectories: true)
+        try TestFiles.write("#!/bin/sh\necho libstdc++.a\n", to: fake.appendingPathComponent("gcc").path)
+        chmod(fake.appendingPathComponent("gcc").path, 0o755)
+        let missing = try find(path: fake.path)
+        #expect(missing.status == 1 && missing.stderr.contains("no libstdc++.a: gcc found none; install")
+                && missing.stderr.contains("libstdc++-12-dev"), "\(missing.output)")
+
+        // The Makefile's rule links what the script found, with no cc at all.
+        let link = scratch.appendingPathComponent("static-libstdc++")
+        let made = try CommandRun.run(["make", "--no-print-directory", "-C", Repository.root.path, "\(link.path)/libstdc++.a",
+                                       "STATIC_CXX=\(link.path)", "CC=no-such-cc"])
+        #expect(made.status == 0, "\(made.output)")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link.appendingPathComponent("libstdc++.a").path))?
+                    .hasSuffix("/libstdc++.a") == true, "make linked no libstdc++.a: \(made.output)")
     }
 
     /// The strings quoted after each `marker`; with `list`, every string up to the closing bracket.

@@ -48,6 +48,12 @@ struct PackageTests {
                     "the package has no recipe \(recipe)")
         }
 
+        let copyright = try String(contentsOf: root.appendingPathComponent("usr/share/doc/clickaway/copyright"), encoding: .utf8)
+        #expect(copyright == (try Repository.text("packaging/debian/copyright")) && copyright.contains("\nLicense: MIT\n"),
+                "the package's copyright file is not packaging/debian/copyright with the MIT licence")
+        #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("usr/share/doc/clickaway/LICENSE").path),
+                "the package carries LICENSE beside its copyright file (lintian: extra-license-file)")
+
         let bin = root.appendingPathComponent("usr/bin")
         try expectProgramsRun(in: bin, version: version,
                               example: root.appendingPathComponent("usr/share/doc/clickaway/config.toml").path)
@@ -83,6 +89,9 @@ struct PackageTests {
         try FileManager.default.createDirectory(at: unpacked, withIntermediateDirectories: true)
         let untar = try CommandRun.run(["tar", "-C", unpacked.path, "-xzf", tarball])
         try #require(untar.status == 0, "tar failed: \(untar.output)")
+
+        #expect(FileManager.default.contentsEqual(atPath: unpacked.appendingPathComponent("\(name)/LICENSE").path,
+                                                  andPath: Repository.file("LICENSE").path), "the tarball has no LICENSE beside install.sh")
 
         // As a user would: ./install.sh with their HOME, into ~/.local.
         let home = scratch.appendingPathComponent("home")
@@ -130,7 +139,7 @@ struct PackageTests {
 func expectProgramsRun(in bin: URL, version: String, example: String) throws {
     for binary in ["clickaway", "clickawayctl"] {
         let run = try CommandRun.run([bin.appendingPathComponent(binary).path, "--version"])
-        #expect(run.status == 0 && run.stdout == "\(binary) \(version)\n", "\(binary) --version: \(run.output)")
+        #expect(run.status == 0 && run.stdout == "\(binary) \(version)\nLicense: MIT\n", "\(binary) --version: \(run.output)")
     }
     let check = try CommandRun.run([bin.appendingPathComponent("clickawayctl").path, "check", example])
     #expect(check.status == 0 && check.stdout.hasPrefix("ok: "), "clickawayctl check on the installed example: \(check.output)")
