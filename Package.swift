@@ -80,12 +80,13 @@ let package = Package(
         .target(name: "ProcessSupport", dependencies: [
             "ClickawaySystem", .product(name: "SystemPackage", package: "swift-system"),
         ], path: "Tests/Support/ProcessSupport"),
-        // Xvfb, ten window managers, client windows, XTest input.
+        // Xvfb, 13 window managers, client windows, XTest input.
         .target(name: "XTestHarness", dependencies: [
             "CXCB", "ClickawayX11", "ClickawayCore", "ClickawaySystem", "ProcessSupport",
             .product(name: "SystemPackage", package: "swift-system"),
         ], path: "Tests/Support/XTestHarness"),
-        // The daemon and clickawayctl as processes, against Xvfb and openbox. `swift test`
+        // The daemon, clickawayctl and real programs as processes, against Xvfb under 13 window
+        // managers and headless sway, phoc and KWin. `swift test`
         // does not link executables: `make test` runs `swift build` first.
         .testTarget(name: "ClickawayE2ETests", dependencies: [
             "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayX11", "XTestHarness",

@@ -27,15 +27,19 @@ final class WindowTracker {
     /// while no window manager has claimed one with WM_STATE, every window the search looked
     /// at, since WM_STATE can appear on any of them after the frame is mapped.
     private var watched: [WindowID: WindowID] = [:]
+    /// The same, by top-level: what `watched` holds for each.
+    private var watchedFor: [WindowID: [WindowID]] = [:]
     /// The properties whose change can change a match or a family: titles only when some
     /// rule uses one, so that windows retitling themselves (terminals, progress) cost nothing.
     private var matchedAtoms: [Atom] = []
     /// The mapped children of the root, each with whether it is override-redirect.
     private(set) var mapped: [WindowID: Bool] = [:]
-    /// Top-levels to look at (mapped, reparented to the root, a property changed), in no
-    /// particular order; one that went meanwhile is skipped.
+    /// Top-levels to look at (mapped, reparented to the root, a property changed: `reading`)
+    /// or to place again from what was read (a new model: `placing`), in no particular
+    /// order; one that went meanwhile is skipped.
     private var pending: [WindowID] = []
-    private var pendingSet: Set<WindowID> = []
+    private var reading: Set<WindowID> = []
+    private var placing: Set<WindowID> = []
 
     private struct Seen {
         var client: WindowID
@@ -65,6 +69,7 @@ final class WindowTracker {
         for key in roster.entries.keys { roster.forget(key) }
         seen = [:]
         watched = [:]
+        watchedFor = [:]
         mapped = [:]
         for window in roster.stacking { inspect(window, now: now) }
         settleFamilies(now: now)
@@ -88,25 +93,33 @@ final class WindowTracker {
         case .all where titlesNewlyFollowed:
             for window in roster.stacking where roster[window] == nil && mapped[window] != nil { enqueue(window) }
         case .all:
-            for window in roster.stacking where roster[window] == nil && seen[window] != nil { place(window, now: now) }
+            for window in roster.stacking where roster[window] == nil && seen[window] != nil { enqueue(window, reading: false) }
         }
         settleFamilies(now: now, force: true)
     }
 
-    /// Whether windows wait to be looked at (`inspectNext`).
+    /// Whether windows wait to be looked at or placed (`inspectNext`).
     var hasPending: Bool { !pending.isEmpty }
 
-    private func enqueue(_ top: WindowID) {
-        if pendingSet.insert(top).inserted { pending.append(top) }
+    private func enqueue(_ top: WindowID, reading read: Bool = true) {
+        let added = read ? reading.insert(top).inserted : placing.insert(top).inserted
+        if added && !(read ? placing : reading).contains(top) { pending.append(top) }
     }
 
-    /// Looks at one window waiting to be; returns whether what the engine sees changed.
+    private func dequeue(_ top: WindowID) {
+        reading.remove(top)
+        placing.remove(top)
+    }
+
+    /// Looks at (or places) one window waiting to be; returns whether what the engine sees
+    /// changed.
     func inspectNext(now: Int64) -> Bool {
         while let top = pending.popLast() {
-            guard pendingSet.remove(top) != nil else { continue }
-            let before = openInstanceKeys()
-            guard inspect(top, now: now) else { return false }
-            if openInstanceKeys() != before { settleFamilies(now: now) }
+            let read = reading.remove(top) != nil
+            guard placing.remove(top) != nil || read else { continue }
+            let wasInstance = isInstance(top)
+            guard read ? inspect(top, now: now) : place(top, now: now) else { return false }
+            if isInstance(top) != wasInstance { settleFamilies(now: now) }
             return true
         }
         return false
@@ -115,11 +128,24 @@ final class WindowTracker {
     /// Applies one event; returns true when the open popups, their families, geometry or
     /// stacking, or the anchor and exclusion areas may have changed.
     func apply(_ event: XEvent, now: Int64) -> Bool {
-        let before = openInstanceKeys()
+        // Only a window that goes (unmapped, destroyed, reparented) changes the open
+        // instances here: the others are queued for `inspectNext`.
+        let window: WindowID? = switch event {
+        case .destroyNotify(let e): e.window
+        case .unmapNotify(let e): e.window
+        case .reparentNotify(let e): e.window
+        default: nil
+        }
+        let wasInstance = window.map(isInstance) ?? false
         let changed = applyToRoster(event, now: now)
-        guard changed, openInstanceKeys() != before else { return changed }
-        settleFamilies(now: now)
-        return true
+        if wasInstance, let window, !isInstance(window) { settleFamilies(now: now) }
+        return changed
+    }
+
+    /// Whether `top` is an open popup instance (not a window of a family).
+    private func isInstance(_ top: WindowID) -> Bool {
+        guard let entry = roster[top] else { return false }
+        return entry.roles.popup != nil && entry.family == nil
     }
 
     private func applyToRoster(_ event: XEvent, now: Int64) -> Bool {
@@ -132,12 +158,12 @@ final class WindowTracker {
             roster.stacking.removeAll { $0 == e.window }
             roster.closing.cancel(e.window)
             mapped[e.window] = nil
-            pendingSet.remove(e.window)
+            dequeue(e.window)
             unwatch(e.window)
             return roster.forget(e.window)
         case .unmapNotify(let e) where e.event == x.root:
             mapped[e.window] = nil
-            pendingSet.remove(e.window)
+            dequeue(e.window)
             unwatch(e.window)
             return roster.forget(e.window)
         case .propertyNotify(let e) where e.atom == x.atoms.wmState || matchedAtoms.contains(e.atom):
@@ -160,7 +186,7 @@ final class WindowTracker {
                 enqueue(e.window)
                 return false
             }
-            pendingSet.remove(e.window)
+            dequeue(e.window)
             unwatch(e.window)
             return roster.forget(e.window)
         case .configureNotify(let e) where e.event == x.root:
@@ -298,14 +324,15 @@ final class WindowTracker {
     /// Stops following the properties of a top-level that is gone, unmapped or reparented.
     private func unwatch(_ top: WindowID) {
         seen[top] = nil
-        watched = watched.filter { $0.value != top }
+        for w in watchedFor.removeValue(forKey: top) ?? [] where watched[w] == top { watched[w] = nil }
     }
 
     /// Follows the properties of `windows` for `top` (PropertyNotify already selected on
     /// them), and lets go of the others followed for it.
     private func watch(_ windows: [WindowID], for top: WindowID) {
-        watched = watched.filter { $0.value != top || windows.contains($0.key) }
+        for w in watchedFor[top] ?? [] where watched[w] == top && !windows.contains(w) { watched[w] = nil }
         for w in windows { watched[w] = top }
+        watchedFor[top] = windows
     }
 
     /// Looks at a top-level window: finds its client (`findClient`: the window with WM_STATE
