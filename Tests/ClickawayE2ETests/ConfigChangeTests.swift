@@ -121,7 +121,8 @@ struct ConfigChangeTests {
                 usleep(30_000)
                 _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + bytes.count / 2, bytes.count - bytes.count / 2) }
                 close(fd)
-                usleep(200_000)
+                // Quiet long enough for a stable read (150 ms) even on a loaded machine.
+                usleep(600_000)
             }
         }
         writer.start()
