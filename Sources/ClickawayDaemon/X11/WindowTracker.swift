@@ -112,13 +112,14 @@ final class WindowTracker {
     }
 
     /// Looks at (or places) one window waiting to be; returns whether what the engine sees
-    /// changed.
-    func inspectNext(now: Int64) -> Bool {
+    /// changed. `interrupted` is asked between the round trips of a read: when it says a
+    /// press (or anything to answer) has come, the window goes back in the queue.
+    func inspectNext(now: Int64, interrupted: () -> Bool) -> Bool {
         while let top = pending.popLast() {
             let read = reading.remove(top) != nil
             guard placing.remove(top) != nil || read else { continue }
             let wasInstance = isInstance(top)
-            guard read ? inspect(top, now: now) : place(top, now: now) else { return false }
+            guard read ? inspect(top, now: now, interrupted: interrupted) : place(top, now: now) else { return false }
             if isInstance(top) != wasInstance { settleFamilies(now: now) }
             return true
         }
@@ -340,12 +341,16 @@ final class WindowTracker {
     /// while being looked at are simply not tracked. Returns whether what the engine sees
     /// changed.
     @discardableResult
-    private func inspect(_ top: WindowID, now: Int64) -> Bool {
+    private func inspect(_ top: WindowID, now: Int64, interrupted: () -> Bool = { false }) -> Bool {
         // The shield, and anything else of the daemon's own.
         guard !x.isOwn(top) else { return false }
         do {
             let attributes = try x.getWindowAttributes(top)
             guard attributes.mapState == .viewable else { return false }
+            if interrupted() {
+                enqueue(top)
+                return false
+            }
             mapped[top] = attributes.overrideRedirect
             guard attributes.windowClass == .inputOutput || attributes.overrideRedirect else { return false }
             // PropertyNotify is selected on each window before its WM_STATE is read, so a
@@ -356,6 +361,10 @@ final class WindowTracker {
             }
             if let client = search.client, attributes.overrideRedirect, watched[client] == nil { x.watchProperties(client) }
             watch(search.managed || attributes.overrideRedirect ? search.client.map { [$0] } ?? [] : search.searched, for: top)
+            if interrupted() {
+                enqueue(top)
+                return false
+            }
             guard let client = search.client else {
                 seen[top] = nil
                 return roster.forget(top)

@@ -41,8 +41,10 @@ public final class X11Display: Display {
     /// The press or key `nextInput()` handed out last: what `answer` answers.
     private var pendingButton: ButtonEvent?
     private var pendingKey: KeyEvent?
-    /// An event read while preparing to sleep, handed out first.
-    private var queued: XEvent?
+    /// Events read ahead (while preparing to sleep, between the round trips of a window's
+    /// read), handed out first, in order.
+    private var readAhead: [XEvent] = []
+    private var readAheadStart = 0
     /// The daemon must refresh (`DisplayInput.changed`) before the next event.
     private var changed = false
 
@@ -97,8 +99,8 @@ public final class X11Display: Display {
     /// its queue without the socket becoming readable again (i3's prepare callback).
     public func prepareToSleep() -> Bool {
         x.flush()
-        if queued == nil { queued = x.pollQueuedEvent() }
-        return queued != nil || changed || tracker.hasPending
+        if readAheadStart == readAhead.count, let event = x.pollQueuedEvent() { readAhead.append(event) }
+        return readAheadStart < readAhead.count || changed || tracker.hasPending
     }
 
     public func pollReturned(_ readiness: Readiness) {}
@@ -114,18 +116,23 @@ public final class X11Display: Display {
     /// windows is answered after at most one of them.
     public func nextInput() -> DisplayInput? {
         while true {
-            if queued == nil { queued = x.pollEvent() }
-            if let event = queued {
+            if readAheadStart == readAhead.count {
+                readAhead.removeAll(keepingCapacity: true)
+                readAheadStart = 0
+                if let event = x.pollEvent() { readAhead.append(event) }
+            }
+            if readAheadStart < readAhead.count {
+                let event = readAhead[readAheadStart]
                 if changed && event.isInput {
                     changed = false
                     return .changed
                 }
-                queued = nil
+                readAheadStart += 1
                 if let input = handle(event) { return input }
                 continue
             }
             if tracker.hasPending {
-                if tracker.inspectNext(now: clock.now()) { changed = true }
+                if tracker.inspectNext(now: clock.now(), interrupted: inputArrived) { changed = true }
                 keepShieldAbove()
                 continue
             }
@@ -135,6 +142,14 @@ public final class X11Display: Display {
             }
             return nil
         }
+    }
+
+    /// Whether a press, release or key has come since the events were last read: the events
+    /// a round trip pulled into libxcb's queue are read ahead, in order.
+    private func inputArrived() -> Bool {
+        let before = readAhead.count
+        while let event = x.pollQueuedEvent() { readAhead.append(event) }
+        return readAhead[before...].contains(where: \.isInput)
     }
 
     private func keepShieldAbove() {
