@@ -50,7 +50,8 @@ public final class ControlServer {
     /// Connections holding a popup (`wait`) at once: with the monitors, a quarter of the
     /// connections still stay for requests.
     public static let maxHolders = 16
-    /// The connections that closed while holding a popup, not taken yet (`takeHangUps()`).
+    /// The connections that closed while holding a popup or owed an answer, not taken yet
+    /// (`takeHangUps()`).
     private var hangUps: [Connection] = []
     /// Bytes queued for all clients.
     private var totalOutput = 0
@@ -313,7 +314,8 @@ public final class ControlServer {
         send(line, to: connection.client, answering: false, thenClose: c.holds == 0)
     }
 
-    /// The connections that closed while holding a popup since the last call.
+    /// The connections that closed while holding a popup or waiting for an answer (an
+    /// `add --pid` whose window has not come) since the last call.
     public func takeHangUps() -> [Connection] {
         defer { hangUps = [] }
         return hangUps
@@ -455,7 +457,7 @@ public final class ControlServer {
     public func drop(_ fd: Int32) {
         guard let c = clients.removeValue(forKey: fd) else { return }
         totalOutput -= c.output.count
-        if c.holds > 0 { hangUps.append(Connection(client: fd, serial: c.serial)) }
+        if c.holds > 0 || c.unanswered > 0 { hangUps.append(Connection(client: fd, serial: c.serial)) }
         if let registration = c.registration { loop.remove(registration) }
         if c.isReady { ready.removeAll { $0 === c } }
         try? c.fd.close()

@@ -127,8 +127,9 @@ struct RuntimePopups {
         entries.compactMap { if case .pid(_, let deadline, _) = $0.place { deadline } else { nil } }.min()
     }
 
-    /// The popups owned by `connection` (`wait`), now that it closed.
+    /// The popups owned by `connection` (`wait`), and those still waiting for a window that
+    /// it asked for (`add --pid`), now that it closed: nobody is told when they open.
     func owned(by connection: ControlServer.Connection) -> Set<String> {
-        Set(entries.filter { $0.owner == connection }.map(\.name))
+        Set(entries.filter { $0.owner == connection || $0.unanswered?.connection == connection }.map(\.name))
     }
 }

@@ -36,12 +36,12 @@ struct ControlSocketAbuseTests {
         return (at(0.5), at(0.99), Double(sorted.last ?? 0) / 1000)
     }
 
-    /// Every real status within `limitMs`: generous for a shared machine; `bench/ctlabuse`
-    /// measures the distribution.
-    static func expectAnswered(_ samples: [Int64], during abuse: String, limitMs: Double = 1000) {
+    /// Every real status was answered (each call waits at most 10 s, and a locked-out client
+    /// fails there); how fast is `bench/ctlabuse`'s to measure, not a test's to assert.
+    static func expectAnswered(_ samples: [Int64], during abuse: String) {
         let s = summary(samples)
         print("\(abuse): status p50 \(s.p50) ms, p99 \(s.p99) ms, max \(s.max) ms over \(samples.count)")
-        #expect(s.max < limitMs, "a real status took \(s.max) ms during \(abuse)")
+        #expect(!samples.isEmpty, "no real status was sent during \(abuse)")
     }
 
     static func residentKiB(_ pid: pid_t) -> Int {

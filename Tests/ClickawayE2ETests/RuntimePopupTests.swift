@@ -212,6 +212,21 @@ struct RuntimePopupTests {
         #expect(try f.waitingPopups().isEmpty)
     }
 
+    /// `open --pid` ended (Ctrl-C, or its connection closed to make room) before the window
+    /// came: nobody would hear of the popup, so it goes with the request.
+    @Test func pidWaitEndsWithTheRequestsConnection() throws {
+        let f = try Self.fixture()
+        let sleeper = try ChildProcess(["sleep", "300"], environment: f.environment)
+        defer { sleeper.stop() }
+        let open = try BackgroundCtl(f, ["open", "--pid", "\(sleeper.pid)", "--timeout", "60", "--name", "asked"])
+        try f.eventually("the popup to wait for the window of process \(sleeper.pid)", timeout: .seconds(15)) {
+            try f.waitingPopups() == ["asked"]
+        }
+        open.process.stop()
+        try f.eventually("the popup to go with its request's connection", timeout: .seconds(10)) { try f.waitingPopups().isEmpty }
+        #expect(try f.openPopups().isEmpty)
+    }
+
     @Test func pidWhoseWindowNeverAppearsFailsInBoundedTimeSayingWhy() throws {
         let f = try Self.fixture()
         let sleeper = try ChildProcess(["sleep", "300"], environment: f.environment)
