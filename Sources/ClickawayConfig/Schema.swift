@@ -5,10 +5,9 @@ internal import ClickawayTOML
 enum Schema {
     static let topLevelKeys = ["settings", "defaults", "popup", "exclude"]
     static let settingsKeys = ["backend", "log_level"]
-    /// The keys a popup inherits from `[defaults]`.
-    static let inheritedKeys = ["outside_click", "trigger", "buttons", "grace_ms", "dismiss", "escape", "escape_key", "family"]
-    static let popupKeys = ["name", "parent", "window", "rect", "output", "anchors",
-                            "passthrough", "slop", "clip", "redirect", "region"] + inheritedKeys
+    /// The keys a popup inherits from `[defaults]`, and all a popup takes (`PopupFields`).
+    static let inheritedKeys = PopupFields.inheritedKeys
+    static let popupKeys = PopupFields.popupKeys
     static let regionKeys = ["name", "rect", "slop", "passthrough", "redirect", "clip", "hidden", "enabled", "region"]
     /// Anchors and exclusions: a window or a rectangle, nothing else.
     static let areaKeys = ["window", "rect", "output"]
@@ -20,8 +19,7 @@ enum Schema {
     static let coordinateLimit = 1 << 20
     static let coordinates = -coordinateLimit...coordinateLimit
     static let sizes = 0...coordinateLimit
-    /// An hour: a longer grace period is a typo, and time arithmetic stays far from overflow.
-    static let graceLimitMs = 3_600_000
+    static let graceLimitMs = Int(PopupFields.graceLimitMs)
 }
 
 /// Maps one file's TOML onto the core model, reporting every problem on the way.

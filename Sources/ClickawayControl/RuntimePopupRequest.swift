@@ -51,7 +51,7 @@ public struct RuntimePopupRequest: Equatable, Sendable {
 
     /// As in the configuration: coordinates within ±2^20, sizes up to 2^20.
     public static let coordinateLimit: Int64 = 1 << 20
-    public static let graceLimitMs: Int64 = 3_600_000
+    public static let graceLimitMs = PopupFields.graceLimitMs
     /// How long `pid` waits for the window unless told, and at most.
     public static let defaultTimeoutMs: Int64 = 5000
     public static let maxTimeoutMs: Int64 = 60_000

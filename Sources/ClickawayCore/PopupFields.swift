@@ -1,0 +1,53 @@
+/// Every key a `[[popup]]` takes, once: its name, what it holds and its default as the
+/// reference writes them, and where else it may be given. The TOML reader's key lists come
+/// from here; the runtime request (`clickawayctl open`), the README's reference and
+/// clickaway.toml(5) are tested against it (dunst's settings_data.h, as a table of values).
+public struct PopupField: Sendable {
+    /// The TOML key.
+    public let key: String
+    /// The values it takes, as the README's tables write them.
+    public let type: String
+    /// As the README writes it; nil when there is none (required, or nothing by default).
+    public let defaultValue: String?
+    /// `[defaults]` may set it for every popup.
+    public let inherited: Bool
+    /// `clickawayctl open` (the `add` and `wait` requests) may set it.
+    public let runtime: Bool
+}
+
+public enum PopupFields {
+    /// An hour: a longer grace period is a typo, and time arithmetic stays far from overflow.
+    public static let graceLimitMs: Int64 = 3_600_000
+
+    public static let all: [PopupField] = [
+        field("name", "string `[A-Za-z0-9_-]+`", nil, runtime: true),
+        field("parent", "popup name", nil, runtime: true),
+        field("window", "window match (below)", nil, runtime: true),
+        field("rect", "`[x, y, width, height]`", nil, runtime: true),
+        field("output", "string", nil, runtime: true),
+        field("anchors", "array of `{ rect = [...] }` (+ `output`) or `{ window = {...} }`", "`[]`", runtime: true),
+        field("passthrough", "boolean", "`false`"),
+        field("slop", "integer or `[top, right, bottom, left]`", "`0`"),
+        field("clip", "boolean", "`true`"),
+        field("redirect", "region path", nil),
+        field("region", "table", nil),
+        field("outside_click", "`\"swallow\"`, `\"replay\"`", "`\"swallow\"`", inherited: true, runtime: true),
+        field("trigger", "`\"press\"`, `\"click\"`", "`\"press\"`", inherited: true, runtime: true),
+        field("buttons", "array of 1-31", "`[1, 2, 3]`", inherited: true, runtime: true),
+        field("grace_ms", "integer, 0 to \(graceLimitMs)", "`150`", inherited: true, runtime: true),
+        field("dismiss", "`\"close\"`, `\"unmap\"`, `\"kill\"`, `{ command = [...] }`", "`\"close\"`", inherited: true, runtime: true),
+        field("escape", "boolean", "`false`", inherited: true, runtime: true),
+        field("escape_key", "`\"swallow\"`, `\"replay\"`", "`\"swallow\"`", inherited: true),
+        field("family", "boolean", "`true`", inherited: true),
+    ]
+
+    /// The keys `[defaults]` takes.
+    public static var inheritedKeys: [String] { all.filter(\.inherited).map(\.key) }
+    /// The keys a `[[popup]]` table takes.
+    public static var popupKeys: [String] { all.map(\.key) }
+
+    private static func field(_ key: String, _ type: String, _ defaultValue: String?, inherited: Bool = false,
+                              runtime: Bool = false) -> PopupField {
+        PopupField(key: key, type: type, defaultValue: defaultValue, inherited: inherited, runtime: runtime)
+    }
+}
