@@ -3,7 +3,7 @@ internal import Glibc
 internal import SystemPackage
 
 /// The few file operations the configuration needs.
-enum FileSystem {
+public enum FileSystem {
     enum ReadFailure: Error, Equatable {
         case missing
         case directory
@@ -118,6 +118,11 @@ enum FileSystem {
         if parentPath != path, let failure = makeDirectories(parentPath, mode: mode) { return failure }
         guard mkdir(path, mode) == 0 || errno == EEXIST else { return "cannot create \(path): \(describe(errno))" }
         return nil
+    }
+
+    /// Replaces `path` with `text`, readable by all (a picture, a report): see `writeAtomically`.
+    public static func write(_ text: String, to path: String) -> String? {
+        writeAtomically(Array(text.utf8), to: path, mode: 0o644)
     }
 
     /// Replaces `path` with `bytes` so that a reader sees the old file or the new one, never

@@ -9,16 +9,7 @@ extension DecisionEngine {
     /// cell is decided, and the cells merged back into rectangles.
     public func holes(in screen: Rect) -> [Rect] {
         guard !open.isEmpty else { return [screen] }
-        var xs: [Int64] = [Int64(screen.x), Int64(screen.x) + Int64(screen.width)]
-        var ys: [Int64] = [Int64(screen.y), Int64(screen.y) + Int64(screen.height)]
-        for o in open { model.regions.edges(popup: o.popup, at: o.rect, xs: &xs, ys: &ys) }
-        for a in configAreas + windowAreas {
-            let b = Bounds(a.rect)
-            xs += [b.minX, b.maxX]
-            ys += [b.minY, b.maxY]
-        }
-        let gridX = Self.cuts(xs, from: xs[0], to: xs[1])
-        let gridY = Self.cuts(ys, from: ys[0], to: ys[1])
+        let (gridX, gridY) = grid(in: screen)
 
         var scratch = state
         var holes: [Rect] = []
@@ -51,6 +42,20 @@ extension DecisionEngine {
         }
         holes += growing.values
         return holes.sorted { ($0.y, $0.x) < ($1.y, $1.x) }
+    }
+
+    /// `screen` cut along every edge a decision depends on (the open popups' regions with
+    /// their slop, anchors, exclusions): every point of one cell is decided alike.
+    func grid(in screen: Rect) -> (xs: [Int64], ys: [Int64]) {
+        var xs: [Int64] = [Int64(screen.x), Int64(screen.x) + Int64(screen.width)]
+        var ys: [Int64] = [Int64(screen.y), Int64(screen.y) + Int64(screen.height)]
+        for o in open { model.regions.edges(popup: o.popup, at: o.rect, xs: &xs, ys: &ys) }
+        for a in configAreas + windowAreas {
+            let b = Bounds(a.rect)
+            xs += [b.minX, b.maxX]
+            ys += [b.minY, b.maxY]
+        }
+        return (Self.cuts(xs, from: xs[0], to: xs[1]), Self.cuts(ys, from: ys[0], to: ys[1]))
     }
 
     private struct Span: Hashable {

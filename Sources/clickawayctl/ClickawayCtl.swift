@@ -17,7 +17,7 @@ struct ClickawayCtl: ParsableCommand {
             being dismissed.
             """,
         version: clickawayVersionText(program: "clickawayctl"),
-        subcommands: [Check.self, Hit.self, Status.self, Sync.self, Reload.self, Open.self, Close.self, Toggle.self,
+        subcommands: [Check.self, Hit.self, Show.self, Status.self, Sync.self, Reload.self, Open.self, Close.self, Toggle.self,
                       Wait.self, Monitor.self, Pick.self])
 }
 
@@ -146,41 +146,9 @@ struct Hit: ParsableCommand {
             print(json ? reply.explanation.text : reply.text)
             return
         }
-        let loaded: LoadedConfig
-        do {
-            loaded = try ConfigLoader.load(file: config, environment: processEnvironment())
-        } catch {
-            printError("\(error)")
-            if case .unreadable = error { throw ExitCode(2) }
-            throw ExitCode(1)
-        }
-        let engine = DecisionEngine(model: loaded.model)
-        for (i, spec) in open.enumerated() {
-            engine.open(try instance(spec, id: .rect(UInt64(i + 1)), model: loaded.model))
-        }
+        let engine = try OfflineEngine.load(config: config, open: open)
         let explanation = engine.explain(button: button, x: x, y: y, time: atMs)
         print(json ? explanation.json().text : explanation.humanText())
-    }
-
-    private func instance(_ spec: String, id: InstanceID, model: ClickModel) throws -> PopupInstance {
-        let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
-        let name = parts[0]
-        guard let index = model.popupIndex(named: name) else {
-            throw ValidationError("no popup named \"\(name)\" in the configuration" + suggestion(name, model.popups.map(\.name)))
-        }
-        let given = parts.count == 2 ? try Self.rectangle(parts[1], option: spec, name: name) : nil
-        guard let rect = given ?? model.popups[Int(index)].fixedRect else {
-            throw ValidationError("popup \"\(name)\" is a window popup: give its rectangle, e.g. --open \(name)=100,40,300,200")
-        }
-        return PopupInstance(popup: index, rect: rect, openedAt: 0, id: id)
-    }
-
-    private static func rectangle(_ text: String, option: String, name: String) throws -> Rect {
-        let numbers = text.split(separator: ",").compactMap { Int32($0.trimming(while: \.isWhitespace)) }
-        guard numbers.count == 4, numbers[2] >= 0, numbers[3] >= 0 else {
-            throw ValidationError("--open \(option): the rectangle is X,Y,WIDTH,HEIGHT in pixels, e.g. \(name)=100,40,300,200")
-        }
-        return Rect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
     }
 }
 
