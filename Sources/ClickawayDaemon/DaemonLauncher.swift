@@ -33,7 +33,7 @@ public enum DaemonLauncher {
     /// says why on stderr and exits with its `DaemonExitStatus`.
     public static func run(_ options: Options) -> Int32 {
         let environment = processEnvironment()
-        var logger = Logger(label: "clickaway") { StreamLogHandler.standardError(label: $0) }
+        var logger = Logger(label: "clickaway") { DaemonLogHandler(label: $0, output: output) }
         logger.logLevel = .info
 
         let start = loadAtStart(options.configFile, environment: environment, logger: logger)
@@ -131,9 +131,13 @@ public enum DaemonLauncher {
         }
     }
 
-    /// One clear message on stderr, and the exit status that says what kind of failure it is.
+    /// stderr, in the journal's form when it is the journal.
+    private static let output = LogOutput.standardError(environment: processEnvironment())
+
+    /// One clear message on stderr (an error entry in the journal), and the exit status that
+    /// says what kind of failure it is.
     private static func fail(_ message: String, _ status: DaemonExitStatus) -> Never {
-        StandardStreams.error(message.contains("\n") ? message : "clickaway: \(message)")
+        output.fail(message.contains("\n") ? message : "clickaway: \(message)")
         exit(status.rawValue)
     }
 }

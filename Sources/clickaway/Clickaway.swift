@@ -26,6 +26,15 @@ struct Clickaway: ParsableCommand {
             then `systemctl --user start clickaway`. The unit skips the start when neither \
             DISPLAY nor WAYLAND_DISPLAY is in the user manager's environment, and does not \
             restart after exit status 64, 69 or 73, which a restart cannot fix.
+            Log: on stderr, one line per event with the time, the level (error, warning, info, \
+            debug or trace, as --log-level names them) and the message; a configuration's \
+            diagnostic takes several lines. When stderr is the journal ($JOURNAL_STREAM names it, \
+            as systemd sets it for a unit) each event is one journal entry with its priority \
+            (error 3, warning 4, info 6, debug and trace 7) and no time of its own: it goes to the \
+            journal's socket, /run/systemd/journal/socket, where a diagnostic keeps its lines \
+            (`journalctl --user -u clickaway` shows them, `journalctl --user -u clickaway -p err` \
+            only the errors); when that socket is not there it is one `<N>`-prefixed line on \
+            stderr, with each line break of a diagnostic shown as a return sign (U+23CE).
             """,
         version: clickawayVersionText(program: "clickaway"),
         exitStatuses: DaemonExitStatus.allCases.map { ExitStatusHelp($0.rawValue, $0.meaning) })

@@ -56,13 +56,14 @@ class DaemonRun {
     /// Starts the daemon and waits (bounded) until it answers on its control socket.
     /// `useConfigFile: false` leaves out `--config`: the daemon then uses the XDG lookup
     /// under this fixture's directory (XDG_CONFIG_HOME).
+    /// `launcher`, when given, runs the daemon: its arguments, then the daemon's command line.
     func startDaemon(extraArguments: [String] = [], extraEnvironment: [String: String] = [:],
-                     useConfigFile: Bool = true) throws {
+                     useConfigFile: Bool = true, launcher: [String] = []) throws {
         let binary = programs.appendingPathComponent("clickaway").path
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw HarnessError("\(binary) is not built: run `swift build` before `swift test` (`make test` does both)")
         }
-        let p = try ChildProcess([binary] + (useConfigFile ? ["--config", configPath] : [])
+        let p = try ChildProcess(launcher + [binary] + (useConfigFile ? ["--config", configPath] : [])
                                  + ["--log-level", "debug"] + displayArguments + extraArguments,
                                  environment: environment.merging(extraEnvironment) { $1 })
         daemon = p

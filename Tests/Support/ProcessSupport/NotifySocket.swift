@@ -13,6 +13,8 @@ public final class NotifySocket {
 
     public struct Message {
         public let text: String
+        /// The datagram as it came, for binary protocols (the journal's native one).
+        public var bytes: [UInt8] = []
         public let senderPID: pid_t
 
         public var lines: [Substring] { text.split(separator: "\n") }
@@ -76,7 +78,7 @@ public final class NotifySocket {
 
     /// One waiting datagram and its sender's pid, nil when none is waiting.
     private func receive() throws -> Message? {
-        var buffer = [UInt8](repeating: 0, count: 4096)
+        var buffer = [UInt8](repeating: 0, count: 65536)
         var control = [UInt64](repeating: 0, count: 8)  // 64 bytes, aligned for cmsghdr
         let (count, senderPID): (Int, pid_t) = buffer.withUnsafeMutableBytes { data in
             control.withUnsafeMutableBytes { controlBytes in
@@ -97,7 +99,7 @@ public final class NotifySocket {
             if errno == EAGAIN || errno == EINTR { return nil }
             throw HarnessError("cannot read \(environmentValue): \(String(cString: strerror(errno)))")
         }
-        return Message(text: String(decoding: buffer[..<count], as: UTF8.self), senderPID: senderPID)
+        return Message(text: String(decoding: buffer[..<count], as: UTF8.self), bytes: Array(buffer[..<count]), senderPID: senderPID)
     }
 
     /// The pid in an SCM_CREDENTIALS control message (struct ucred: pid, uid, gid), 0 if none.

@@ -1,0 +1,224 @@
+internal import ClickawaySystem
+internal import Glibc
+public import Logging
+public import SystemPackage
+
+/// Where the daemon's log goes, and in what form.
+///
+/// On a terminal (or a file, or anything but the journal) each record is one line as swift-log's
+/// StreamLogHandler writes it: `2026-11-25T15:32:55+0000 info clickaway: key=value [Module] message`,
+/// a multi-line message on several lines.
+///
+/// When stderr is the journal, as systemd.exec(5) says it is when $JOURNAL_STREAM names
+/// stderr's device and inode, each record is one journal entry with the priority of its level
+/// and no timestamp (the journal has its own):
+/// - sent to the journal's native socket (/run/systemd/journal/socket) as one datagram with
+///   PRIORITY, SYSLOG_IDENTIFIER=clickaway and MESSAGE, a multi-line MESSAGE in the protocol's
+///   length-prefixed form, so a diagnostic with its carets stays one entry, lines intact;
+/// - when that socket cannot take it (not there, full, too long), written to stderr as one line
+///   with sd-daemon(3)'s `<N>` prefix, each newline in the message shown as ` ⏎ ` so that the
+///   stream does not cut it into several entries.
+///
+/// Levels are named as `--log-level` names them: swift-log's notice is shown as info (6) and
+/// critical as error (3).
+public final class LogOutput: @unchecked Sendable {
+    public enum Form: Equatable, Sendable {
+        case terminal
+        case journal
+    }
+
+    /// The socket systemd-journald reads native messages on.
+    public static let journalSocketPath = "/run/systemd/journal/socket"
+    /// For tests only: another path for the journal's native socket ("" for none at all).
+    public static let journalSocketVariable = "CLICKAWAY_JOURNAL_SOCKET"
+
+    public let form: Form
+    private let stream: FileDescriptor
+    private let journal: (socket: FileDescriptor, address: UnixSocketAddress)?
+
+    /// The daemon's stderr, in the journal's form when $JOURNAL_STREAM says stderr is the journal.
+    public static func standardError(environment: [String: String]) -> LogOutput {
+        let form: Form = streamIsTheJournal(.standardError, journalStream: environment["JOURNAL_STREAM"]) ? .journal : .terminal
+        return LogOutput(form: form, stream: .standardError,
+                         journalSocket: environment[journalSocketVariable] ?? journalSocketPath)
+    }
+
+    /// `journalSocket` is used in the journal's form only; nil or "" for none (every record on `stream`).
+    public init(form: Form, stream: FileDescriptor, journalSocket: String?) {
+        self.form = form
+        self.stream = stream
+        if form == .journal, let journalSocket, !journalSocket.isEmpty,
+           let address = try? UnixSocketAddress(path: journalSocket),
+           let socket = try? FileDescriptor.unixSocket(.datagram) {
+            journal = (socket, address)
+        } else {
+            journal = nil
+        }
+    }
+
+    deinit {
+        try? journal?.socket.close()
+    }
+
+    /// Writes one record in this output's form.
+    public func write(level: Logger.Level, label: String, metadata: Logger.Metadata?, source: String, message: String) {
+        switch form {
+        case .terminal:
+            writeStream(Self.terminalLine(timestamp: Self.timestamp(), level: level, label: label, metadata: metadata,
+                                          source: source, message: message))
+        case .journal:
+            let text = Self.journalMessage(metadata: metadata, message: message)
+            if let journal {
+                do {
+                    try journal.socket.sendDatagram(Self.journalDatagram(level: level, message: text), to: journal.address)
+                    return
+                } catch {
+                    // Not there, or cannot take it now: the stream below is the journal too.
+                }
+            }
+            writeStream(Self.journalLine(level: level, message: text))
+        }
+    }
+
+    /// A failure that ends the daemon, as the last thing it says: an error.
+    public func fail(_ message: String) {
+        switch form {
+        case .terminal: writeStream(message + "\n")
+        case .journal: write(level: .error, label: "clickaway", metadata: nil, source: "clickaway", message: message)
+        }
+    }
+
+    private func writeStream(_ text: String) {
+        _ = try? stream.writeAll(text.utf8)
+    }
+
+    // MARK: The forms, without I/O
+
+    /// The level's name as `--log-level` offers it: error, warning, info, debug or trace.
+    public static func name(_ level: Logger.Level) -> String {
+        switch level {
+        case .critical, .error: "error"
+        case .warning: "warning"
+        case .notice, .info: "info"
+        case .debug: "debug"
+        case .trace: "trace"
+        }
+    }
+
+    /// syslog(3)'s priority, as sd-daemon(3) and the journal's PRIORITY field take it.
+    public static func priority(_ level: Logger.Level) -> Int {
+        switch level {
+        case .critical, .error: 3
+        case .warning: 4
+        case .notice, .info: 6
+        case .debug, .trace: 7
+        }
+    }
+
+    /// StreamLogHandler's line, with the level named as `--log-level` names it.
+    public static func terminalLine(timestamp: String, level: Logger.Level, label: String, metadata: Logger.Metadata?,
+                                    source: String, message: String) -> String {
+        let pretty = metadata.flatMap(prettify).map { " \($0)" } ?? ""
+        return "\(timestamp) \(name(level))\(label.isEmpty ? "" : " ")\(label):\(pretty) [\(source)] \(message)\n"
+    }
+
+    /// The text of a journal entry: the message, then the metadata as key=value.
+    public static func journalMessage(metadata: Logger.Metadata?, message: String) -> String {
+        guard let pretty = metadata.flatMap(prettify) else { return message }
+        return message.isEmpty ? pretty : "\(message) \(pretty)"
+    }
+
+    /// What shows a newline in a journal entry written to the stream.
+    public static let newlineOnTheStream = " ⏎ "
+
+    /// One line for the journal's stream: `<N>`, then the message with its newlines shown as ` ⏎ `.
+    public static func journalLine(level: Logger.Level, message: String) -> String {
+        var line = "<\(priority(level))>"
+        var first = true
+        for part in message.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+            if !first { line += newlineOnTheStream }
+            line += part
+            first = false
+        }
+        return line + "\n"
+    }
+
+    /// One datagram of the journal's native protocol: KEY=value lines, a value with a newline
+    /// as KEY, a newline, its length as a little-endian 64-bit number, the value and a newline.
+    public static func journalDatagram(level: Logger.Level, message: String, identifier: String = "clickaway") -> [UInt8] {
+        var bytes: [UInt8] = []
+        func field(_ key: String, _ value: String) {
+            let utf8 = Array(value.utf8)
+            bytes += Array(key.utf8)
+            if utf8.contains(UInt8(ascii: "\n")) {
+                bytes.append(UInt8(ascii: "\n"))
+                withUnsafeBytes(of: UInt64(utf8.count).littleEndian) { bytes += $0 }
+            } else {
+                bytes.append(UInt8(ascii: "="))
+            }
+            bytes += utf8
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        field("PRIORITY", "\(priority(level))")
+        field("SYSLOG_IDENTIFIER", identifier)
+        field("MESSAGE", message)
+        return bytes
+    }
+
+    /// `DEV:INO` as $JOURNAL_STREAM gives them, decimal.
+    public static func parseJournalStream(_ value: String) -> (device: UInt64, inode: UInt64)? {
+        let parts = value.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return nil }
+        return (device, inode)
+    }
+
+    /// Whether `descriptor` is the file $JOURNAL_STREAM names: a unit's stderr connected to the
+    /// journal, and not a terminal or file that a shell started from such a unit put in its place.
+    public static func streamIsTheJournal(_ descriptor: FileDescriptor, journalStream: String?) -> Bool {
+        guard let journalStream, let named = parseJournalStream(journalStream) else { return false }
+        var status = stat()
+        guard fstat(descriptor.rawValue, &status) == 0 else { return false }
+        return UInt64(status.st_dev) == named.device && UInt64(status.st_ino) == named.inode
+    }
+
+    private static func prettify(_ metadata: Logger.Metadata) -> String? {
+        metadata.isEmpty ? nil : metadata.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(separator: " ")
+    }
+
+    private static func timestamp() -> String {
+        var now = time(nil)
+        var local = tm()
+        guard localtime_r(&now, &local) != nil else { return "<unknown>" }
+        var buffer = [CChar](repeating: 0, count: 64)
+        let count = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S%z", &local)
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// The daemon's LogHandler: records to a `LogOutput`.
+public struct DaemonLogHandler: LogHandler {
+    public var logLevel: Logger.Level = .info
+    public var metadata: Logger.Metadata = [:]
+    public var metadataProvider: Logger.MetadataProvider?
+    private let label: String
+    private let output: LogOutput
+
+    public init(label: String, output: LogOutput) {
+        self.label = label
+        self.output = output
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var merged = metadata
+        if let provided = metadataProvider?.get() { merged.merge(provided) { $1 } }
+        if let explicit = event.metadata { merged.merge(explicit) { $1 } }
+        if let error = event.error { merged["error"] = "\(error)" }
+        output.write(level: event.level, label: label, metadata: merged.isEmpty ? nil : merged, source: event.source,
+                     message: "\(event.message)")
+    }
+}

@@ -1,0 +1,145 @@
+import ClickawayDaemon
+import ClickawaySystem
+import Foundation
+import Logging
+import ProcessSupport
+import SystemPackage
+import Testing
+
+/// The log's two forms: StreamLogHandler's lines for a terminal, and for the journal one entry
+/// per record with its priority, on the native socket or, failing that, on the stream.
+@Suite struct LogOutputTests {
+    static let diagnostic = "config.toml:3:12: error: unknown key \"clas\"\n  window = { clas = \"Pop\" }\n             ^~~~\n"
+        + "the configuration has errors; running with no popups"
+
+    /// The fields of one native journal datagram, KEY=value or KEY, length and value.
+    static func fields(_ bytes: [UInt8]) throws -> [String: String] {
+        var fields: [String: String] = [:]
+        var i = 0
+        while i < bytes.count {
+            let end = try #require(bytes[i...].firstIndex { $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: "\n") })
+            let key = String(decoding: bytes[i..<end], as: UTF8.self)
+            if bytes[end] == UInt8(ascii: "=") {
+                let stop = try #require(bytes[end...].firstIndex(of: UInt8(ascii: "\n")))
+                fields[key] = String(decoding: bytes[(end + 1)..<stop], as: UTF8.self)
+                i = stop + 1
+            } else {
+                let length = Int(bytes[(end + 1)..<(end + 9)].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+                let start = end + 9
+                fields[key] = String(decoding: bytes[start..<(start + length)], as: UTF8.self)
+                #expect(bytes[start + length] == UInt8(ascii: "\n"))
+                i = start + length + 1
+            }
+        }
+        return fields
+    }
+
+    /// Everything written to a pipe so far.
+    static func drain(_ pipe: (readEnd: FileDescriptor, writeEnd: FileDescriptor)) throws -> String {
+        try pipe.writeEnd.close()
+        var text: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = try buffer.withUnsafeMutableBytes { try pipe.readEnd.read(into: $0) }
+            if n == 0 { break }
+            text += buffer[..<n]
+        }
+        try pipe.readEnd.close()
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    @Test func levelsAreNamedAndPrioritisedAsLogLevelNamesThem() {
+        let all: [Logger.Level] = [.trace, .debug, .info, .notice, .warning, .error, .critical]
+        #expect(all.map(LogOutput.name) == ["trace", "debug", "info", "info", "warning", "error", "error"])
+        #expect(all.map(LogOutput.priority) == [7, 7, 6, 6, 4, 3, 3])
+    }
+
+    @Test func theTerminalKeepsStreamLogHandlersLine() {
+        let line = LogOutput.terminalLine(timestamp: "2026-11-25T15:32:55+0000", level: .notice, label: "clickaway",
+                                          metadata: ["window": "0x1", "popup": "pop"], source: "ClickawayDaemon",
+                                          message: "popup opened")
+        #expect(line == "2026-11-25T15:32:55+0000 info clickaway: popup=pop window=0x1 [ClickawayDaemon] popup opened\n")
+        let critical = LogOutput.terminalLine(timestamp: "t", level: .critical, label: "clickaway", metadata: nil,
+                                              source: "ClickawayDaemon", message: "lost the display")
+        #expect(critical == "t error clickaway: [ClickawayDaemon] lost the display\n")
+    }
+
+    @Test func theJournalsStreamGetsOnePrefixedLinePerRecord() {
+        let line = LogOutput.journalLine(level: .error, message: Self.diagnostic)
+        #expect(line.hasPrefix("<3>config.toml:3:12: error: unknown key"))
+        #expect(line.filter { $0 == "\n" }.count == 1 && line.hasSuffix("\n"), "\(line)")
+        #expect(line.contains("\"clas\" ⏎   window = { clas = \"Pop\" } ⏎              ^~~~ ⏎ the configuration"), "\(line)")
+        #expect(LogOutput.journalLine(level: .warning, message: "w") == "<4>w\n")
+        #expect(LogOutput.journalLine(level: .notice, message: "n") == "<6>n\n")
+        #expect(LogOutput.journalLine(level: .trace, message: "t") == "<7>t\n")
+        #expect(LogOutput.journalMessage(metadata: ["b": "2", "a": "1"], message: "running") == "running a=1 b=2")
+    }
+
+    @Test func theNativeDatagramCarriesAMultiLineMessageWhole() throws {
+        let fields = try Self.fields(LogOutput.journalDatagram(level: .error, message: Self.diagnostic))
+        #expect(fields == ["PRIORITY": "3", "SYSLOG_IDENTIFIER": "clickaway", "MESSAGE": Self.diagnostic])
+        let oneLine = LogOutput.journalDatagram(level: .info, message: "running")
+        #expect(String(decoding: oneLine, as: UTF8.self) == "PRIORITY=6\nSYSLOG_IDENTIFIER=clickaway\nMESSAGE=running\n")
+    }
+
+    @Test func journalStreamMustNameThisVeryFile() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("clickaway-journal-\(UUID().uuidString)").path
+        let file = try FileDescriptor.open(path, .writeOnly, options: [.create, .truncate], permissions: .ownerReadWrite)
+        defer { try? file.close(); unlink(path) }
+        var status = stat()
+        #expect(fstat(file.rawValue, &status) == 0)
+        #expect(LogOutput.streamIsTheJournal(file, journalStream: "\(status.st_dev):\(status.st_ino)"))
+        #expect(!LogOutput.streamIsTheJournal(file, journalStream: "\(status.st_dev):\(status.st_ino + 1)"))
+        #expect(!LogOutput.streamIsTheJournal(file, journalStream: nil))
+        #expect(!LogOutput.streamIsTheJournal(file, journalStream: "\(status.st_dev)"))
+        #expect(!LogOutput.streamIsTheJournal(file, journalStream: "a:b"))
+        #expect(LogOutput.parseJournalStream("8:1234")! == (8, 1234))
+    }
+
+    @Test func recordsGoToTheNativeSocketWhenItIsThere() throws {
+        let socket = try NotifySocket(abstract: false)
+        let pipe = try FileDescriptor.pipe()
+        let output = LogOutput(form: .journal, stream: pipe.writeEnd, journalSocket: socket.environmentValue)
+        var logger = Logger(label: "clickaway") { DaemonLogHandler(label: $0, output: output) }
+        logger.logLevel = .debug
+        logger.error("\(Self.diagnostic)")
+        logger.notice("a note", metadata: ["file": "x.toml"])
+
+        let error = try #require(try socket.next(within: .seconds(5)), "no datagram arrived")
+        #expect(error.senderPID == getpid())
+        #expect(try Self.fields(error.bytes) == ["PRIORITY": "3", "SYSLOG_IDENTIFIER": "clickaway", "MESSAGE": Self.diagnostic])
+        let note = try #require(try socket.next(within: .seconds(5)), "no second datagram arrived")
+        #expect(try Self.fields(note.bytes)["MESSAGE"] == "a note file=x.toml")
+        #expect(try Self.fields(note.bytes)["PRIORITY"] == "6")
+        #expect(try Self.drain(pipe) == "", "nothing on the stream while the socket takes the records")
+    }
+
+    @Test func withoutTheSocketTheStreamGetsOneLinePerRecord() throws {
+        let pipe = try FileDescriptor.pipe()
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-journal-\(UUID().uuidString)").path
+        let output = LogOutput(form: .journal, stream: pipe.writeEnd, journalSocket: missing)
+        var logger = Logger(label: "clickaway") { DaemonLogHandler(label: $0, output: output) }
+        logger.logLevel = .trace
+        logger.critical("lost the display")
+        logger.error("\(Self.diagnostic)")
+        logger.warning("w")
+        logger.info("running", metadata: ["popups": "1"])
+        logger.debug("d")
+        logger.trace("t")
+        let lines = try Self.drain(pipe).split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 7, "\(lines)")
+        #expect(lines[0] == "<3>lost the display")
+        #expect(lines[1].hasPrefix("<3>config.toml:3:12: error:") && lines[1].hasSuffix("running with no popups"))
+        #expect(Array(lines[2...]) == ["<4>w", "<6>running popups=1", "<7>d", "<7>t", ""])
+    }
+
+    @Test func theTerminalFormWritesTimestampedLines() throws {
+        let pipe = try FileDescriptor.pipe()
+        let output = LogOutput(form: .terminal, stream: pipe.writeEnd, journalSocket: nil)
+        let logger = Logger(label: "clickaway") { DaemonLogHandler(label: $0, output: output) }
+        logger.notice("a\nb")
+        let text = try Self.drain(pipe)
+        #expect(text.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} info clickaway: \[ClickawayDaemonTests\] a\nb\n$"#,
+                           options: .regularExpression) != nil, "\(text)")
+    }
+}
