@@ -43,15 +43,19 @@ public struct CommandConfiguration: @unchecked Sendable {
     public var subcommands: [any ParsableCommand.Type]
     /// What each exit status means (the program only): help's EXIT STATUS, the man page's.
     public var exitStatuses: [ExitStatusHelp]
+    /// The man page's sections beyond what help has (the program only): ENVIRONMENT, FILES,
+    /// EXAMPLES and the like, in the order given; EXAMPLES goes after EXIT STATUS.
+    public var manual: [ManualSection]
 
     public init(commandName: String? = nil, abstract: String = "", discussion: String = "", version: String = "",
-                subcommands: [any ParsableCommand.Type] = [], exitStatuses: [ExitStatusHelp] = []) {
+                subcommands: [any ParsableCommand.Type] = [], exitStatuses: [ExitStatusHelp] = [], manual: [ManualSection] = []) {
         self.commandName = commandName
         self.abstract = abstract
         self.discussion = discussion
         self.version = version
         self.subcommands = subcommands
         self.exitStatuses = exitStatuses
+        self.manual = manual
     }
 }
 
@@ -63,6 +67,43 @@ public struct ExitStatusHelp: Sendable, Equatable {
     public init(_ status: Int32, _ meaning: String) {
         self.status = status
         self.meaning = meaning
+    }
+}
+
+/// A section of the man page, written as help is: plain text in which `backticks` mark
+/// literal text, and paths, `name(N)` references and the like are found by themselves.
+public struct ManualSection: Sendable {
+    public var title: String
+    public var blocks: [ManualBlock]
+
+    public init(_ title: String, _ blocks: [ManualBlock]) {
+        self.title = title
+        self.blocks = blocks
+    }
+}
+
+/// A part of a man page section.
+public enum ManualBlock: Sendable {
+    /// Paragraphs, one per line.
+    case text(String)
+    /// A list of terms, each with its paragraphs (one per line).
+    case list(ManualTerm, [ManualItem])
+    /// Lines shown as they are, indented: commands, JSON.
+    case literal(String)
+}
+
+/// How a list's terms are set: paths, environment variables, signals, commands or text.
+public enum ManualTerm: Sendable {
+    case path, variable, signal, command, plain
+}
+
+public struct ManualItem: Sendable {
+    public var term: String
+    public var text: String
+
+    public init(_ term: String, _ text: String) {
+        self.term = term
+        self.text = text
     }
 }
 

@@ -15,9 +15,9 @@ struct Clickaway: ParsableCommand {
             its files change, on SIGHUP and on `clickawayctl reload`; SIGTERM and SIGINT release \
             every grab and exit. Under systemd (Type=notify) it reports readiness and pings \
             the watchdog itself.
-            Files: $XDG_CONFIG_HOME/clickaway/config.toml (default ~/.config/clickaway/config.toml), \
-            then conf.d/*.toml beside it, described in clickaway.toml(5); the control socket \
-            $XDG_RUNTIME_DIR/clickaway/ctl.sock, for clickawayctl(1).
+            It reads $XDG_CONFIG_HOME/clickaway/config.toml (default ~/.config/clickaway/config.toml), \
+            then conf.d/*.toml beside it, described in clickaway.toml(5), and answers clickawayctl(1) on \
+            $XDG_RUNTIME_DIR/clickaway/ctl.sock.
             Start-up: under systemd, `systemctl --user enable --now clickaway` starts it with \
             graphical-session.target. A session that has no such target (i3, openbox, bspwm and \
             other plain window managers) starts it from its own start-up: `exec clickaway` in \
@@ -37,7 +37,8 @@ struct Clickaway: ParsableCommand {
             stderr, with each line break of a diagnostic shown as a return sign (U+23CE).
             """,
         version: clickawayVersionText(program: "clickaway"),
-        exitStatuses: DaemonExitStatus.allCases.map { ExitStatusHelp($0.rawValue, $0.meaning) })
+        exitStatuses: DaemonExitStatus.allCases.map { ExitStatusHelp($0.rawValue, $0.meaning) },
+        manual: clickawayManual)
 
     @Option(name: [.customShort("c"), .long], help: ArgumentHelp("Read this file instead of config.toml and conf.d/*.toml.", valueName: "file"),
             completion: .file(extension: "toml"))

@@ -5,20 +5,27 @@ import ClickawayCore
 import ClickawayJSON
 import ClickawaySystem
 
-/// Exit codes: 0 ok, 1 refused or invalid, 2 unreadable input or daemon unreachable.
+/// Exit codes: `clickawayctlExitStatuses` (Manual.swift), in help and clickawayctl(1).
 @main
 struct ClickawayCtl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clickawayctl",
         abstract: "Check the clickaway configuration and talk to the running daemon.",
         discussion: """
-            Exit status: 0 ok; 1 invalid configuration, rejected reload or refused request; \
-            2 file unreadable or daemon unreachable; wait: 3 when the popup went away without \
-            being dismissed.
+            clickawayctl is the command-line companion of the clickaway(1) daemon. Without the daemon it \
+            validates a configuration (check), explains offline what a press would do (hit --config), draws it \
+            for the whole screen (show --svg) and describes a window to match (pick). With it, over the control socket, it shows what the daemon \
+            holds (status), reloads the configuration (reload), opens and closes popups (open, close, toggle), \
+            registers popups from scripts and waits for them (open --rect/--window/--pid, wait), and prints the \
+            daemon's events (monitor).
+            A mistyped command or option gets a "did you mean"; -c is --config wherever a file is read, -h is \
+            --help and -V is --version. Messages go to standard error, results to standard output.
             """,
         version: clickawayVersionText(program: "clickawayctl"),
         subcommands: [Check.self, Hit.self, Show.self, Status.self, Sync.self, Reload.self, Open.self, Close.self, Toggle.self,
-                      Wait.self, Monitor.self, Pick.self])
+                      Wait.self, Monitor.self, Pick.self],
+        exitStatuses: clickawayctlExitStatuses,
+        manual: clickawayctlManual)
 }
 
 func printError(_ message: String) { StandardStreams.error(message) }

@@ -34,6 +34,20 @@ struct Tool: ParsableCommand {
                                                     exitStatuses: [ExitStatusHelp(0, "All went well."), ExitStatusHelp(64, "A wrong command line.")])
 }
 
+/// A program with the man page's own sections.
+struct Documented: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "documented", abstract: "A documented program.",
+        discussion: "Reads `$DOCUMENTED_HOME/documented.conf`. Says so.", version: "documented 3.1",
+        exitStatuses: [ExitStatusHelp(0, "Fine."), ExitStatusHelp(64, "A wrong `documented` command line.")],
+        manual: [
+            ManualSection("EXAMPLES", [.text("Run it:"), .literal("documented --x")]),
+            ManualSection("ENVIRONMENT", [.list(.variable, [ManualItem("DOCUMENTED_HOME", "Where it reads.")])]),
+            ManualSection("FILES", [.list(.path, [ManualItem("$DOCUMENTED_HOME/documented.conf", "What it reads.")])]),
+        ])
+    @Flag(help: "Loud.") var loud = false
+}
+
 struct Place: ParsableArguments {
     @Option(help: "Where.") var rect: String?
     func validate() throws {
@@ -199,19 +213,52 @@ struct WritingTests {
         let date = try #require(ManualDate("2026-02-03"))
         for root in [CommandNode(Sample.self), CommandNode(Tool.self)] {
             let page = ManualPage.page(for: root, date: date)
-            #expect(page.contains(".Dd February 3, 2026\n.Dt \(root.name.uppercased()) 1\n"))
+            #expect(page.contains(".Dd February 3, 2026\n.ds doc-volume-operating-system\n.Dt \(root.name.uppercased()) 1\n"))
+            // The footer names the program and its version, and groff's header no BSD.
+            #expect(page.contains("\n.Os \(root.name) \(root.name == "tool" ? "2.0" : "1.0")\n"), "\(page)")
             let scratch = try scratchDirectory("manual")
             defer { try? FileManager.default.removeItem(at: scratch) }
             let path = scratch.appendingPathComponent("\(root.name).1").path
             try TestFiles.write(page, to: path)
             let groff = try run(["groff", "-ww", "-z", "-mandoc", path])
             #expect(groff.status == 0 && groff.stderr.isEmpty, "groff on \(root.name).1: \(groff.output)\n\(page)")
+            let mandoc = try run(["mandoc", "-Tlint", "-W", "warning", path])
+            #expect(mandoc.status == 0 && mandoc.output.isEmpty, "mandoc -Tlint on \(root.name).1: \(mandoc.output)\n\(page)")
         }
         let sample = ManualPage.page(for: CommandNode(Sample.self), date: date)
         // A value named like an mdoc macro is escaped, or it would be read as one.
         #expect(sample.contains(".It Fl -odd Ar \\&Ar\n") && sample.contains(".It Fl -escape | Fl -no-escape\n"))
         #expect(sample.contains(".It Fl c , Fl -config Ar file\n") && sample.contains(".It Fl V , Fl -version\n"), "\(sample)")
         #expect(ManualDate("2026-13-01") == nil && ManualDate("yesterday") == nil)
+    }
+
+    /// Help's plain text becomes mdoc: `backticks` literal text, paths `.Pa` (which does not
+    /// hyphenate), `name(N)` `.Xr`, one sentence a line; the page's own sections go where
+    /// mdoc has them, EXAMPLES after EXIT STATUS.
+    @Test func manualPageSetsLiteralsPathsAndSections() throws {
+        #expect(ManualPage.inline("Reload on `clickawayctl reload`; files in ~/.config/clickaway, see clickaway.toml(5).") == [
+            "Reload on", ".Ql clickawayctl reload ;", "files in", ".Pa ~/.config/clickaway ,", "see", ".Xr clickaway.toml 5 .",
+        ])
+        #expect(ManualPage.inline("One (`a`) two. Three e.g. four: 0x... or `x`s.") == [
+            "One", ".Ql ( a )", "two.", "Three e.g.\\& four: 0x...\\& or", ".Ql x Ns s .",
+        ])
+        let page = ManualPage.page(for: CommandNode(Documented.self), date: try #require(ManualDate("2026-02-03")))
+        let order = [".Sh DESCRIPTION", ".Sh OPTIONS", ".Sh ENVIRONMENT", ".Sh FILES", ".Sh EXIT STATUS", ".Sh EXAMPLES", ".Sh SEE ALSO"]
+        let positions = order.compactMap { page.range(of: "\n\($0)\n")?.lowerBound }
+        #expect(positions.count == order.count && positions == positions.sorted(), "sections out of order:\n\(page)")
+        for text in [".It Ev DOCUMENTED_HOME\n", ".It Pa $DOCUMENTED_HOME/documented.conf\n", ".Bd -literal -offset indent\ndocumented --x\n.Ed\n",
+                     ".It 64\nA wrong\n.Ql documented\ncommand line.\n"] {
+            #expect(page.contains(text), "the page lacks \(text):\n\(page)")
+        }
+        #expect(!page.split(separator: "\n").contains { !$0.hasPrefix(".\\\"") && $0.contains("`") }, "a backtick is left in the page:\n\(page)")
+        let scratch = try scratchDirectory("manual-sections")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let path = scratch.appendingPathComponent("documented.1").path
+        try TestFiles.write(page, to: path)
+        let mandoc = try run(["mandoc", "-Tlint", "-W", "warning", path])
+        #expect(mandoc.status == 0 && mandoc.output.isEmpty, "mandoc -Tlint: \(mandoc.output)\n\(page)")
+        let groff = try run(["groff", "-ww", "-z", "-mandoc", path])
+        #expect(groff.status == 0 && groff.stderr.isEmpty, "groff: \(groff.output)")
     }
 
     /// Each shell reads the scripts without a syntax error (running them is CompletionTests').

@@ -45,6 +45,70 @@ struct ManualPageTests {
         }
     }
 
+    /// Each page, as man shows it: the header is not groff 1.22's "BSD General Commands
+    /// Manual", the footer names the program and its version (what --version prints), no
+    /// backtick is left, no path is hyphenated across lines, and the sections a reader looks
+    /// for are there.
+    @Test(arguments: ["clickaway.1", "clickawayctl.1", "clickaway.toml.5"])
+    func pageHasItsSectionsFooterAndUnbrokenPaths(_ name: String) throws {
+        let scratch = try scratchDirectory("man-sections")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let built = DaemonFixture.buildDirectory
+        let program = name == "clickawayctl.1" ? "clickawayctl" : "clickaway"
+        let path: String
+        if name.hasSuffix(".5") {
+            path = Repository.file("man/\(name)").path
+        } else {
+            let run = try CommandRun.run([built.appendingPathComponent(program).path, "--generate-manual", "--date", "2026-01-01"])
+            try #require(run.status == 0, "\(program) --generate-manual failed: \(run.output)")
+            path = scratch.appendingPathComponent(name).path
+            try TestFiles.write(run.stdout, to: path)
+        }
+        let version = try CommandRun.run([built.appendingPathComponent(program).path, "--version"]).stdout
+            .split(separator: "\n").first.map(String.init) ?? ""
+        #expect(version.hasPrefix("\(program) "), "\(program) --version printed \(version)")
+        let man = try CommandRun.run(["man", "-l", path], environment: ["MANWIDTH": "60", "MANPAGER": "cat", "PAGER": "cat"])
+        let lines = man.stdout.split(separator: "\n").map(String.init)
+        let header = try #require(lines.first), footer = try #require(lines.last)
+        #expect(!header.contains("BSD") && header.contains("General Commands Manual") || name.hasSuffix(".5") && !header.contains("BSD"),
+                "\(name)'s header: \(header)")
+        #expect(footer.hasPrefix(version + " ") && footer.hasSuffix(" " + version) && !footer.contains("BSD"),
+                "\(name)'s footer does not name \(version): \(footer)")
+        for line in lines {
+            #expect(!line.contains("`"), "\(name) shows a backtick: \(line)")
+            #expect(line.range(of: #"\S*/\S*\x{2010}$"#, options: .regularExpression) == nil, "\(name) hyphenates a path: \(line)")
+        }
+        var sections = ["ENVIRONMENT", "FILES", "EXAMPLES"]
+        if name.hasSuffix(".1") { sections.append("EXIT STATUS") }
+        if name == "clickaway.1" { sections.append("SIGNALS") }
+        if name == "clickawayctl.1" { sections += ["SIGNALS", "JSON OUTPUT"] }
+        for section in sections {
+            #expect(lines.contains(section), "\(name) has no \(section) section")
+        }
+    }
+
+    /// clickawayctl(1)'s EXIT STATUS has the codes the README's clickawayctl section gives,
+    /// and its JSON OUTPUT the formats of hit, status, wait, pick and monitor.
+    @Test func clickawayctlPageHasEveryExitStatusAndJSONFormat() throws {
+        let run = try CommandRun.run([DaemonFixture.buildDirectory.appendingPathComponent("clickawayctl").path, "--generate-manual"])
+        let source = run.stdout
+        let exitStatus = try #require(source.components(separatedBy: "\n.Sh EXIT STATUS\n").last?.components(separatedBy: "\n.Sh ").first)
+        let documented = Set(exitStatus.split(separator: "\n").filter { $0.hasPrefix(".It ") }.map { String($0.dropFirst(4)) })
+        let readme = try Repository.text("README.md")
+        let paragraph = try #require(readme.components(separatedBy: "\n\n").first { $0.hasPrefix("Exit status: **0**") },
+                                     "the README has no clickawayctl exit status paragraph")
+        let written = Set(paragraph.matches(of: /\*\*(\d+)\*\*/).map { String($0.output.1) })
+        #expect(written.isSuperset(of: ["0", "1", "2", "3", "64"]), "README's exit statuses: \(written)")
+        #expect(documented == written, "clickawayctl.1's EXIT STATUS \(documented.sorted()) and the README's \(written.sorted()) differ")
+        let json = try #require(source.components(separatedBy: "\n.Sh JSON OUTPUT\n").last?.components(separatedBy: "\n.Sh ").first)
+        for format in ["check --json", "reload --json", "hit --json", "status --json", "wait --json", "pick --json"] {
+            #expect(json.contains(".It Ic \(format)\n"), "clickawayctl.1's JSON OUTPUT lacks \(format)")
+        }
+        for event in ["opened", "closed", "family", "dismissed", "reloaded", "rejected", "grab_refused", "backend"] {
+            #expect(json.range(of: "\n\\.It (.* )?\(event)( |,|\n)", options: .regularExpression) != nil, "clickawayctl.1's JSON OUTPUT lacks the \(event) event")
+        }
+    }
+
     /// A page with a mistake groff warns about: without the warning, silence proves nothing.
     @Test func aBrokenPageDrawsAWarning() throws {
         let scratch = try scratchDirectory("man-broken")
@@ -53,6 +117,8 @@ struct ManualPageTests {
         try TestFiles.write(try Repository.text("man/clickaway.toml.5") + ".Bl -tag\n.It Fl x\nunclosed list\n.Xx what\n", to: page.path)
         let rendered = try CommandRun.run(["groff", "-ww", "-z", "-mandoc", page.path])
         #expect(!rendered.stderr.isEmpty, "groff said nothing about a page with an unknown macro and an unclosed list")
+        let lint = try CommandRun.run(["mandoc", "-Tlint", "-W", "warning", page.path])
+        #expect(lint.status != 0 && !lint.output.isEmpty, "mandoc -Tlint said nothing about a page with an unknown macro and an unclosed list")
     }
 
     /// The keys clickaway.toml(5) documents, table by table, are the README's, and the loader
@@ -141,9 +207,12 @@ struct ManualPageTests {
         return keys
     }
 
+    /// groff with every warning, mandoc's linter from warnings up, and man.
     private func expectRendersCleanly(_ path: String) throws {
         let rendered = try CommandRun.run(["groff", "-ww", "-z", "-mandoc", path])
         #expect(rendered.status == 0 && rendered.stderr.isEmpty, "\(path) renders with warnings:\n\(rendered.output)")
+        let lint = try CommandRun.run(["mandoc", "-Tlint", "-W", "warning", path])
+        #expect(lint.status == 0 && lint.output.isEmpty, "mandoc -Tlint -W warning \(path):\n\(lint.output)")
         let man = try CommandRun.run(["man", "--warnings", "-l", path], environment: ["MANWIDTH": "80", "MANPAGER": "cat", "PAGER": "cat"])
         #expect(man.status == 0 && man.stderr.isEmpty, "man --warnings -l \(path):\n\(man.stderr)")
         #expect(man.stdout.count > 500, "man -l \(path) printed almost nothing:\n\(man.stdout)")
