@@ -239,7 +239,7 @@ enum ManualPage {
     /// Options and slashed words (`--rect/--window`) are not hyphenated: `\%` before them says so.
     private static func unhyphenated(_ line: String) -> String {
         line.split(separator: " ", omittingEmptySubsequences: false).map { word in
-            word.hasPrefix("-") || word.hasPrefix("(-") || word.contains("/") ? "\\%" + word : String(word)
+            word.hasPrefix("-") || word.hasPrefix("(-") || word.contains("/" as Character) ? "\\%" + word : String(word)
         }.joined(separator: " ")
     }
 
@@ -248,7 +248,7 @@ enum ManualPage {
     private static let notAnEnd: Character = "\u{E000}"
 
     private static func abbreviated(_ line: String) -> String {
-        line.replacing(String(notAnEnd), with: "\\&")
+        line.replacingEach(notAnEnd, with: "\\&")
     }
 
     /// The first `literal`, path or `name(N)` in `text`: the text before it, its macro
@@ -283,15 +283,19 @@ enum ManualPage {
 
     /// `~/.config/clickaway`, `/usr/share`, `$XDG_RUNTIME_DIR/clickaway/ctl.sock`, `conf.d/*.toml`, `config.toml`.
     private static func isPath(_ word: String) -> Bool {
-        guard !word.contains(" "), !word.hasPrefix("-") else { return false }
+        guard !word.contains(" " as Character), !word.hasPrefix("-") else { return false }
         if word.hasSuffix(".toml"), word.first?.isLetter == true { return true }
-        guard word.contains("/") else { return false }
+        guard word.contains("/" as Character) else { return false }
         return word.hasPrefix("~/") || (word.hasPrefix("/") && word.count > 1) || word.hasPrefix("$") || word.hasPrefix("conf.d/")
     }
 
     /// `clickaway.toml(5)`.
+    /// `[a-z][a-z0-9.+-]*\([1-9]\)`, read by hand: a regex would link the regex runtime.
     private static func isReference(_ word: Substring) -> Bool {
-        word.wholeMatch(of: /[a-z][a-z0-9.+-]*\([1-9]\)/) != nil
+        let scalars = Array(word.unicodeScalars)
+        guard scalars.count >= 4, ("a"..."z").contains(scalars[0]), scalars[scalars.count - 1] == ")",
+              ("1"..."9").contains(scalars[scalars.count - 2]), scalars[scalars.count - 3] == "(" else { return false }
+        return scalars[1..<(scalars.count - 3)].allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || ".+-".unicodeScalars.contains($0) }
     }
 
     /// A text line: backslashes escaped, and a leading dot or quote kept from reading as a request.
@@ -321,7 +325,16 @@ enum ManualPage {
 
 extension String {
     /// `"` in a macro argument, which would end or start a quoted one.
-    fileprivate var replacingQuotes: String { replacing("\"", with: "\\(dq") }
+    fileprivate var replacingQuotes: String { replacingEach("\"", with: "\\(dq") }
+
+    /// Every `character` replaced by `replacement` (String's `replacing` links the regex runtime).
+    fileprivate func replacingEach(_ character: Character, with replacement: String) -> String {
+        var result = ""
+        for c in self {
+            if c == character { result += replacement } else { result.append(c) }
+        }
+        return result
+    }
 
     fileprivate func trimmingCharacters(in set: Character) -> String {
         String(drop { $0 == set }.reversed().drop { $0 == set }.reversed())

@@ -137,7 +137,7 @@ public enum DaemonLauncher {
     /// One clear message on stderr (an error entry in the journal), and the exit status that
     /// says what kind of failure it is.
     private static func fail(_ message: String, _ status: DaemonExitStatus) -> Never {
-        output.fail(message.contains("\n") ? message : "clickaway: \(message)")
+        output.fail(message.contains("\n" as Character) ? message : "clickaway: \(message)")
         exit(status.rawValue)
     }
 }
