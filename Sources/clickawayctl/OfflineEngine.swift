@@ -6,9 +6,10 @@ import ClickawaySystem
 /// A decision engine for a configuration file, with the popups `--open` names open: what
 /// `hit` and `show --svg` decide offline.
 enum OfflineEngine {
-    /// `open`: NAME (a `rect` popup) or NAME=X,Y,W,H, later ones on top, each opened at time 0.
-    /// Prints the configuration's errors and exits 1 (2 when unreadable).
-    static func load(config: String?, open: [String]) throws -> DecisionEngine {
+    /// `open`: NAME (a `rect` popup) or NAME=X,Y,W,H, later ones on top, each opened at time 0;
+    /// with none named and `rectPopupsByDefault`, every `rect` popup. Prints the
+    /// configuration's errors and exits 1 (2 when unreadable).
+    static func load(config: String?, open: [String], rectPopupsByDefault: Bool = false) throws -> DecisionEngine {
         let loaded: LoadedConfig
         do {
             loaded = try ConfigLoader.load(file: config, environment: processEnvironment())
@@ -18,6 +19,7 @@ enum OfflineEngine {
             throw ExitCode(1)
         }
         let engine = DecisionEngine(model: loaded.model)
+        let open = open.isEmpty && rectPopupsByDefault ? loaded.model.popups.filter { $0.fixedRect != nil }.map(\.name) : open
         for (i, spec) in open.enumerated() {
             engine.open(try instance(spec, id: .rect(UInt64(i + 1)), model: loaded.model))
         }

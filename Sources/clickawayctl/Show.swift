@@ -47,11 +47,7 @@ struct Show: ParsableCommand {
     }
 
     func run() throws {
-        var engine = try OfflineEngine.load(config: config, open: open)
-        if open.isEmpty {
-            let rects = engine.model.popups.filter { $0.fixedRect != nil }.map(\.name)
-            engine = try OfflineEngine.load(config: config, open: rects)
-        }
+        let engine = try OfflineEngine.load(config: config, open: open, rectPopupsByDefault: true)
         let (width, height) = try size()
         let picture = DecisionPicture.svg(engine, screen: Rect(x: 0, y: 0, width: width, height: height))
         guard let svg else { return }

@@ -3,7 +3,7 @@ import ClickawaySystem
 import ClickawayConfig
 import Foundation
 import Glibc
-import Synchronization
+import ProcessSupport
 import Logging
 import SystemPackage
 import Testing
@@ -210,21 +210,9 @@ import Testing
         let job = ConfigReloader.Job(configFile: file, environment: [:],
                                      lastGood: LastGoodConfig(state: StateLocation(environment: ["XDG_STATE_HOME": directory + "/state"]),
                                                               configFile: file, environment: [:]))
-        let writing = Atomic(true)
-        let writer = Thread {
-            let bytes = Array(full.utf8)
-            while writing.load(ordering: .relaxed) {
-                // An editor saving in place: truncate, then the text in two writes.
-                let fd = open(file, O_WRONLY | O_TRUNC | O_CLOEXEC)
-                _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, bytes.count / 2) }
-                usleep(20_000)
-                _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + bytes.count / 2, bytes.count - bytes.count / 2) }
-                close(fd)
-                usleep(300_000)
-            }
-        }
-        writer.start()
-        defer { writing.store(false, ordering: .relaxed) }
+        // An editor saving in place: truncate, then the text in two writes.
+        let saver = InPlaceSaver(full, to: file, gap: 20_000, pause: 300_000)
+        defer { saver.stop() }
         for _ in 0..<8 {
             let outcome = ConfigReloader.perform(job)
             if case .success(let config) = outcome.result {

@@ -12,28 +12,6 @@ import Testing
     static let diagnostic = "config.toml:3:12: error: unknown key \"clas\"\n  window = { clas = \"Pop\" }\n             ^~~~\n"
         + "the configuration has errors; running with no popups"
 
-    /// The fields of one native journal datagram, KEY=value or KEY, length and value.
-    static func fields(_ bytes: [UInt8]) throws -> [String: String] {
-        var fields: [String: String] = [:]
-        var i = 0
-        while i < bytes.count {
-            let end = try #require(bytes[i...].firstIndex { $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: "\n") })
-            let key = String(decoding: bytes[i..<end], as: UTF8.self)
-            if bytes[end] == UInt8(ascii: "=") {
-                let stop = try #require(bytes[end...].firstIndex(of: UInt8(ascii: "\n")))
-                fields[key] = String(decoding: bytes[(end + 1)..<stop], as: UTF8.self)
-                i = stop + 1
-            } else {
-                let length = Int(bytes[(end + 1)..<(end + 9)].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
-                let start = end + 9
-                fields[key] = String(decoding: bytes[start..<(start + length)], as: UTF8.self)
-                #expect(bytes[start + length] == UInt8(ascii: "\n"))
-                i = start + length + 1
-            }
-        }
-        return fields
-    }
-
     /// Everything written to a pipe so far.
     static func drain(_ pipe: (readEnd: FileDescriptor, writeEnd: FileDescriptor)) throws -> String {
         try pipe.writeEnd.close()
@@ -76,7 +54,7 @@ import Testing
     }
 
     @Test func theNativeDatagramCarriesAMultiLineMessageWhole() throws {
-        let fields = try Self.fields(LogOutput.journalDatagram(level: .error, message: Self.diagnostic))
+        let fields = try journalFields(LogOutput.journalDatagram(level: .error, message: Self.diagnostic))
         #expect(fields == ["PRIORITY": "3", "SYSLOG_IDENTIFIER": "clickaway", "MESSAGE": Self.diagnostic])
         let oneLine = LogOutput.journalDatagram(level: .info, message: "running")
         #expect(String(decoding: oneLine, as: UTF8.self) == "PRIORITY=6\nSYSLOG_IDENTIFIER=clickaway\nMESSAGE=running\n")
@@ -107,10 +85,10 @@ import Testing
 
         let error = try #require(try socket.next(within: .seconds(5)), "no datagram arrived")
         #expect(error.senderPID == getpid())
-        #expect(try Self.fields(error.bytes) == ["PRIORITY": "3", "SYSLOG_IDENTIFIER": "clickaway", "MESSAGE": Self.diagnostic])
+        #expect(try journalFields(error.bytes) == ["PRIORITY": "3", "SYSLOG_IDENTIFIER": "clickaway", "MESSAGE": Self.diagnostic])
         let note = try #require(try socket.next(within: .seconds(5)), "no second datagram arrived")
-        #expect(try Self.fields(note.bytes)["MESSAGE"] == "a note file=x.toml")
-        #expect(try Self.fields(note.bytes)["PRIORITY"] == "6")
+        #expect(try journalFields(note.bytes)["MESSAGE"] == "a note file=x.toml")
+        #expect(try journalFields(note.bytes)["PRIORITY"] == "6")
         #expect(try Self.drain(pipe) == "", "nothing on the stream while the socket takes the records")
     }
 

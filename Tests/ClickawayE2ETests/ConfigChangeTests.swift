@@ -4,7 +4,6 @@ import ClickawayJSON
 import Foundation
 import Glibc
 import ProcessSupport
-import Synchronization
 import Testing
 import XTestHarness
 
@@ -111,22 +110,9 @@ struct ConfigChangeTests {
         let full = Self.rects((0..<40).map { "p\($0)" })
         let f = try DaemonFixture(config: full)
         try f.startDaemon()
-        let writing = Atomic(true)
-        let path = f.configPath
-        let writer = Thread {
-            let bytes = Array(full.utf8)
-            while writing.load(ordering: .relaxed) {
-                let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
-                _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, bytes.count / 2) }
-                usleep(30_000)
-                _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + bytes.count / 2, bytes.count - bytes.count / 2) }
-                close(fd)
-                // Quiet long enough for a stable read (150 ms) even on a loaded machine.
-                usleep(600_000)
-            }
-        }
-        writer.start()
-        defer { writing.store(false, ordering: .relaxed) }
+        // Quiet long enough between saves for a stable read (150 ms) even on a loaded machine.
+        let saver = InPlaceSaver(full, to: f.configPath, gap: 30_000, pause: 600_000)
+        defer { saver.stop() }
         var waited = 0
         for _ in 0..<10 {
             let run = try f.ctl(["reload"])

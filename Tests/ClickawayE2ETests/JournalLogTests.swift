@@ -50,7 +50,7 @@ struct JournalLogTests {
         var entries: [[String: String]] = []
         while let datagram = try journal.next(within: .milliseconds(500)) {
             #expect(datagram.senderPID == f.daemon?.pid)
-            entries.append(try Self.fields(datagram.bytes))
+            entries.append(try journalFields(datagram.bytes))
         }
         #expect(entries.allSatisfy { $0["SYSLOG_IDENTIFIER"] == "clickaway" && $0["PRIORITY"] != nil && $0["MESSAGE"] != nil })
         let message = entries.first { $0["PRIORITY"] == "3" && $0["MESSAGE"]?.contains("did you mean") == true }?["MESSAGE"] ?? ""
@@ -74,24 +74,4 @@ struct JournalLogTests {
         #expect(run.stderr.filter { $0 == "\n" }.count == 1, "\(run.stderr)")
     }
 
-    /// The fields of one native journal datagram.
-    static func fields(_ bytes: [UInt8]) throws -> [String: String] {
-        var fields: [String: String] = [:]
-        var i = 0
-        while i < bytes.count {
-            let end = try #require(bytes[i...].firstIndex { $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: "\n") })
-            let key = String(decoding: bytes[i..<end], as: UTF8.self)
-            if bytes[end] == UInt8(ascii: "=") {
-                let stop = try #require(bytes[end...].firstIndex(of: UInt8(ascii: "\n")))
-                fields[key] = String(decoding: bytes[(end + 1)..<stop], as: UTF8.self)
-                i = stop + 1
-            } else {
-                let length = Int(bytes[(end + 1)..<(end + 9)].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
-                let start = end + 9
-                fields[key] = String(decoding: bytes[start..<(start + length)], as: UTF8.self)
-                i = start + length + 1
-            }
-        }
-        return fields
-    }
 }

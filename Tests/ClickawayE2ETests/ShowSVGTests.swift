@@ -41,14 +41,8 @@ struct ShowSVGTests {
         rect = [700, 600, 100, 50]
         """
 
-    func ctl(_ arguments: [String], config: String) throws -> ProgramRun {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("show-\(UUID().uuidString).toml").path
-        try TestFiles.write(config, to: path)
-        defer { unlink(path) }
-        return try ProgramRun.run([DaemonFixture.buildDirectory.appendingPathComponent("clickawayctl").path]
-                                  + arguments.map { $0 == "CONFIG" ? path : $0 },
-                                  environment: ["PATH": "/usr/bin:/bin"])
-    }
+    /// clickawayctl with CONFIG standing for a file holding `config`, as CtlCommandTests runs it.
+    func ctl(_ arguments: [String], config: String) throws -> ProgramRun { try CtlCommandTests().ctl(arguments, config: config) }
 
     /// The cells of a picture: its rectangles that carry a decision.
     static func cells(_ svg: String) -> [Cell] {

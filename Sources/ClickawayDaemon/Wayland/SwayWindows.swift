@@ -190,17 +190,18 @@ final class SwayWindows {
         // sway's tree shows no parent link for a dialog (GTK's set_parent is not in it), so
         // that is what ties yad's file dialog to yad's form; the app_id keeps a terminal
         // server's other windows (footclient's) out. The first such view opening a popup is it.
+        let matched = found.map { roster.model.roles(for: $0.properties) }
         var owners: [Family: (id: UInt32, popup: Int32)] = [:]
-        for view in found where view.pid > 0 && owners[Family(view)] == nil {
-            if let popup = roster.model.roles(for: view.properties).popup, roster.model.popups[Int(popup)].family {
+        for (view, roles) in zip(found, matched) where view.pid > 0 && owners[Family(view)] == nil {
+            if let popup = roles.popup, roster.model.popups[Int(popup)].family {
                 owners[Family(view)] = (view.id, popup)
             }
         }
-        for view in found {
+        for (view, matchedRoles) in zip(found, matched) {
             if let before = roster[view.id], before.rect != view.rect, before.roles.popup != nil {
                 logger.debug("popup window moved", metadata: ["window": "\(view.id)", "from": "\(before.rect)", "to": "\(view.rect)"])
             }
-            var roles = roster.model.roles(for: view.properties)
+            var roles = matchedRoles
             var family: UInt32?
             if let owner = owners[Family(view)], owner.id != view.id, roles.popup == nil || roles.popup == owner.popup {
                 roles.popup = nil
