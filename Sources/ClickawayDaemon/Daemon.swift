@@ -11,6 +11,12 @@ public import Logging
 /// dismiss commands. One poll(2) loop drives it all; a click is read, decided and answered
 /// before anything else happens. The one other thread loads configurations
 /// (`ConfigReloader`), never touching this state.
+///
+/// A state machine: each input (a click, the Escape key, windows or outputs changed, a
+/// control request, a reload finished, a deadline, a signal, a connection closed) has one
+/// handler, run from `step()`. A handler changes the state and marks what is stale; it ends
+/// with `settle()`, the one place that brings the model, the engine, the interception and
+/// the announcements in line. Nothing `settle()` runs calls a handler or `settle()` again.
 public final class Daemon {
     private let display: any Display
     private let logger: Logger
@@ -39,6 +45,13 @@ public final class Daemon {
     private var lastErrorIsRejection = false
     /// Popup sources the display cannot provide, said at every load.
     private var unavailableSources: [String] = []
+    /// The runtime popups changed since the model was built: rebuild it, the display
+    /// looking at these windows anew.
+    private var staleModel: WindowLookup?
+    /// Runtime `rect` popups registered since: open once the model has them.
+    private var rectsOpening: [String] = []
+    /// Something changed that the engine, the interception or the monitors must follow.
+    private var unsettled = true
 
     /// `startErrors`: the files had these errors at start, and `config` is the last good
     /// configuration or none (`running`).
@@ -59,7 +72,7 @@ public final class Daemon {
         commands = DismissCommands(logger: logger)
         model = config.model
         engine = DecisionEngine(model: config.model, outputs: display.outputs)
-        refresh()
+        settle()
     }
 
     private var backend: Backend { backendOverride ?? config.model.settings.backend }
@@ -72,19 +85,9 @@ public final class Daemon {
             "display": "\(display.name)", "backend": "\(display.interceptionName)", "popups": "\(config.popupCount)",
             "control": "\(control.path)",
         ])
-        noteUnavailableSources()
-        registerWithLoop()
-        supervision.ready(statusLine())
+        start()
         while Signals.terminate == 0 {
-            handleDisplayInput()
-            handleSignals()
-            // With the events read: a window already gone is not mistaken for one that stayed
-            // after its dismissal.
-            loop.runDueDeadlines()
-            while let request = control.nextRequest() { answer(request) }
-            for connection in control.takeHangUps() { removeRuntime(runtime.owned(by: connection), .waitEnded) }
-            // Drain before sleeping: what was done since may have queued events.
-            handleDisplayInput()
+            step()
             if let failure = display.failure {
                 logger.critical("lost the connection to the display \(display.name): \(failure)")
                 supervision.stopping("lost the display \(display.name)")
@@ -95,6 +98,29 @@ public final class Daemon {
         }
         shutDown()
         return 0
+    }
+
+    /// What comes before the first wait: the display's sources and every deadline join the
+    /// loop, and systemd hears the daemon is ready.
+    func start() {
+        noteUnavailableSources()
+        registerWithLoop()
+        supervision.ready(statusLine())
+    }
+
+    /// One pass of the loop between two waits: every input that came, each by its handler.
+    func step() {
+        handleDisplayInput()
+        handleSignals()
+        // With the events read: a window already gone is not mistaken for one that stayed
+        // after its dismissal.
+        loop.runDueDeadlines()
+        settle()
+        while let request = control.nextRequest() { answer(request) }
+        for connection in control.takeHangUps() { removeRuntime(runtime.owned(by: connection), .waitEnded) }
+        settle()
+        // Drain before sleeping: what was done since may have queued events.
+        handleDisplayInput()
     }
 
     /// SIGHUP reloads; SIGCHLD reaps dismiss commands (after the display's events are read, so
@@ -126,16 +152,25 @@ public final class Daemon {
         supervision.register(with: loop)
     }
 
-    /// Everything the display has read, each click answered before it is acted on.
+    /// Everything the display has read, each click answered before it is acted on, and the
+    /// state settled after each input: the next click is decided on what is known.
     private func handleDisplayInput() {
         while let input = display.nextInput() {
             switch input {
-            case .click(let click): handle(click)
-            case .escapeKey(let time): escapePressed(time: time)
-            case .changed: refresh()
+            case .click(let click):
+                handle(click)
+                settle()
+                display.acted(on: click)
+            case .escapeKey(let key):
+                escapePressed(key)
+                settle()
+            case .changed:
+                unsettled = true
+                settle()
             case .outputsChanged:
                 engine.setOutputs(display.outputs)
-                refresh()
+                unsettled = true
+                settle()
             }
         }
     }
@@ -161,15 +196,15 @@ public final class Daemon {
 
     /// Escape while a popup with `escape = true` is open: answer the frozen keyboard first,
     /// then dismiss the topmost such popup and the popups nested in it.
-    private func escapePressed(time: Int64) {
+    private func escapePressed(_ key: EscapeKey) {
         guard let target = engine.open.last(where: { model.popups[Int($0.popup)].escape }) else {
-            display.answerEscape(.replay)
+            display.answerEscape(key, .replay)
             return
         }
         let outcome = model.popups[Int(target.popup)].escapeKey
-        display.answerEscape(outcome)
+        display.answerEscape(key, outcome)
         let below = Set(model.descendants(of: target.popup))
-        dismiss([target] + engine.open.filter { below.contains($0.popup) }, trigger: .escapeKey(time: time, outcome))
+        dismiss([target] + engine.open.filter { below.contains($0.popup) }, trigger: .escapeKey(key, outcome))
     }
 
     // MARK: - Dismissing
@@ -205,13 +240,9 @@ public final class Daemon {
             }
         }
         display.flush()
+        unsettled = true
         // Runtime popups end with their dismissal; whoever waits on one hears how.
-        let ended = Set(names.filter(runtime.contains))
-        if ended.isEmpty {
-            refresh()
-        } else {
-            removeRuntime(ended, .dismissed(event))
-        }
+        removeRuntime(Set(names.filter(runtime.contains)), .dismissed(event))
     }
 
     /// The environment says what dismissed the popup; for the Escape key, button and
@@ -235,8 +266,9 @@ public final class Daemon {
         for failed in commands.reap() where display.windows.closing.cancel(failed) && display.windows.isPresent(failed) {
             logger.warning("the dismiss command failed and the window is still there: it counts as open again",
                            metadata: ["window": "\(display.windows.describe(failed))"])
-            refresh()
+            unsettled = true
         }
+        settle()
     }
 
     private func expireClosing(now: Int64) {
@@ -245,16 +277,25 @@ public final class Daemon {
             logger.warning("a dismissed window is still there \(ClosingWindows.timeoutMs) ms later: it counts as open again",
                            metadata: ["window": "\(display.windows.describe(window))"])
         }
-        if !stillThere.isEmpty { refresh() }
+        if !stillThere.isEmpty { unsettled = true }
     }
 
     // MARK: - State
 
-    /// Brings the engine and the interception in line with the windows and the `rect`
-    /// popups, and tells monitors what opened and closed. Never called between a press and
-    /// its answer.
-    private func refresh() {
-        if settleRuntimeWindows() { return }
+    /// Brings the model in line with the runtime popups, the runtime popups with the windows,
+    /// the engine and the interception with both, and tells monitors what opened and closed.
+    /// The end of every handler; never between a press and its answer. Each pass that finds
+    /// the model stale again resolves or removes a runtime popup, so the passes end.
+    private func settle() {
+        guard unsettled || staleModel != nil else { return }
+        repeat {
+            if let lookup = staleModel {
+                staleModel = nil
+                rebuildModel(lookingAt: lookup)
+            }
+            settleRuntimeWindows()
+        } while staleModel != nil
+        unsettled = false
         engine.setOpen(display.windows.openInstances() + rects.instances(model, outputs: engine.outputs))
         engine.setWindowAreas(display.windows.windowAreas())
         for notice in display.intercept(engine) {
@@ -273,6 +314,9 @@ public final class Daemon {
         monitor.announce(engine.open, describe: openPopup)
         supervision.status(statusLine())
     }
+
+    /// The names of the open popups, bottom to top.
+    var openNames: [String] { engine.open.map { model.popups[Int($0.popup)].name } }
 
     private func openPopup(_ instance: PopupInstance) -> OpenPopup {
         let name = model.popups[Int(instance.popup)].name
@@ -303,6 +347,7 @@ public final class Daemon {
         } catch {
             reply = Refusal("\(error)").json
         }
+        settle()
         guard reply != .null else { return }
         control.send(reply.text, to: request.client)
     }
@@ -347,7 +392,7 @@ public final class Daemon {
             return RectPopupReply(popup: name, open: false).json
         }
         let isOpen = try rects.set(name, open: open, model: model, outputs: engine.outputs, now: display.now()).get()
-        refresh()
+        unsettled = true
         return RectPopupReply(popup: name, open: isOpen).json
     }
 
@@ -398,10 +443,13 @@ public final class Daemon {
         if case .pid = place { entry.unanswered = origin }
         runtime.append(entry)
         switch place {
-        case .rect: rebuildModel(opening: spec.name)
-        case .window(let window): rebuildModel(lookingAt: .window(window))
-        case .pid: rebuildModel(lookingAt: .all)
+        case .rect:
+            rectsOpening.append(spec.name)
+            modelChanged(.none)
+        case .window(let window): modelChanged(.window(window))
+        case .pid: modelChanged(.all)
         }
+        settle()
         // How long the request kept the loop (bench/runtime reads it).
         logger.info("runtime popup registered", metadata: [
             "popup": "\(spec.name)", "place": "\(place)", "microseconds": "\(MonotonicClock.microseconds() - started)",
@@ -476,16 +524,29 @@ public final class Daemon {
         }
     }
 
-    /// The runtime popups changed: a new model for the engine (the click in progress goes
-    /// on), the `rect` popups (`opening` a new one) and the display's windows, then the usual
-    /// refresh.
-    private func rebuildModel(opening rectPopup: String? = nil, lookingAt lookup: WindowLookup = .none) {
+    /// The runtime popups changed: the model is rebuilt at the next `settle()`, the display
+    /// looking at `lookup`'s windows anew (together with any change not settled yet).
+    private func modelChanged(_ lookup: WindowLookup) {
+        staleModel = switch (staleModel, lookup) {
+        case (nil, _), (.none?, _): lookup
+        case (let pending?, .none): pending
+        case (.window(let a)?, .window(let b)) where a == b: lookup
+        default: .all
+        }
+    }
+
+    /// A new model for the engine (the click in progress goes on), the `rect` popups and the
+    /// display's windows. Part of `settle()`.
+    private func rebuildModel(lookingAt lookup: WindowLookup) {
         model = combinedModel()
         engine = DecisionEngine(model: model, continuing: engine)
         rects.keep(in: model)
-        if let rectPopup { _ = rects.set(rectPopup, open: { _ in true }, model: model, outputs: engine.outputs, now: display.now()) }
+        for name in rectsOpening {
+            _ = rects.set(name, open: { _ in true }, model: model, outputs: engine.outputs, now: display.now())
+        }
+        rectsOpening = []
         display.popupsChanged(model, lookingAt: lookup)
-        refresh()
+        unsettled = true
     }
 
     /// Why runtime popups are removed, and so what their `wait` hears.
@@ -515,7 +576,7 @@ public final class Daemon {
             ])
             if let outcome { tellGone(entry, outcome) }
         }
-        rebuildModel()
+        modelChanged(.none)
     }
 
     /// Tells the `wait` of a runtime popup how it ended, and an `add` still waiting for the
@@ -529,11 +590,11 @@ public final class Daemon {
         if let owner = entry.owner { control.finish(owner, with: outcome.json.text) }
     }
 
-    /// Between clicks: a process's window that appeared becomes its popup's window (and the
-    /// request is answered); a runtime popup whose window is gone is removed, and so is a
-    /// `rect` one closed with its parent (`clickawayctl close PARENT`). Returns whether it
-    /// rebuilt the model (which refreshed).
-    private func settleRuntimeWindows() -> Bool {
+    /// Part of `settle()`: a process's window that appeared becomes its popup's window (and
+    /// the request is answered); a runtime popup whose window is gone is removed, and so is a
+    /// `rect` one closed with its parent (`clickawayctl close PARENT`). Each marks the model
+    /// stale.
+    private func settleRuntimeWindows() {
         var gone: Set<String> = []
         var closed: Set<String> = []
         var resolved = false
@@ -554,19 +615,9 @@ public final class Daemon {
                 _ = settled
             }
         }
-        if !closed.isEmpty {
-            removeRuntime(closed, .gone(.parentGone))
-            return true
-        }
-        if !gone.isEmpty {
-            removeRuntime(gone, .gone(.windowGone))
-            return true
-        }
-        if resolved {
-            rebuildModel()
-            return true
-        }
-        return false
+        removeRuntime(closed, .gone(.parentGone))
+        removeRuntime(gone, .gone(.windowGone))
+        if resolved { modelChanged(.none) }
     }
 
     /// Processes whose window did not come in time: their popups go, with an error that says so.
@@ -578,7 +629,7 @@ public final class Daemon {
             let alive = kill(pid, 0) == 0 || errno == EPERM
             let message = alive
                 ? "no window of process \(pid) appeared within \(timeoutMs) ms"
-                    + (display is X11Display ? " (on X11 the window must carry _NET_WM_PID, as GTK and Qt windows do)" : "")
+                    + (display.processWindowRequirement.map { " (\($0))" } ?? "")
                 : "process \(pid) ended without showing a window within \(timeoutMs) ms"
             logger.info("runtime popup removed", metadata: ["popup": "\(entry.name)", "reason": "\(message)"])
             let refusal = Refusal(message).json.text
@@ -588,7 +639,7 @@ public final class Daemon {
                 control.reply(refusal, to: request)
             }
         }
-        rebuildModel()
+        modelChanged(.none)
     }
 
     private func status() -> StatusReport {
@@ -660,11 +711,12 @@ public final class Daemon {
             logger.warning("runtime popup \"\(entry.name)\" is removed: the new configuration has a popup of its name, or lacks one it refers to")
         }
         model = combinedModel()
-        engine = DecisionEngine(model: model, outputs: engine.outputs)
+        // A click pressed before the reload is decided on its release by the new model.
+        engine = DecisionEngine(model: model, continuing: engine)
         rects.keep(in: model)
         display.configurationReplaced(model, backend: backend)
         for entry in dropped { tellGone(entry, .gone(popup: entry.name, reason: .reload)) }
-        refresh()
+        unsettled = true
         logger.info("configuration reloaded (\(cause))", metadata: ["popups": "\(fresh.popupCount)"])
         for note in fresh.notes { logger.notice("\(note)") }
         noteUnavailableSources()

@@ -9,10 +9,14 @@ public import ClickawaySystem
 /// 1. `register(with:)` once: the display's connection (a `PollSource`) and any other input
 ///    it has (sway's IPC) join the daemon's loop.
 /// 2. `nextInput()` until nil after every wait: the display reads its events, handles what
-///    is its own (windows, the shield's crossings, outputs) and hands out the rest.
+///    is its own (windows, the shield's crossings, outputs) and hands out the rest. Each
+///    click and key carries its own `InputToken`: the display keeps nothing of what it
+///    handed out.
 /// 3. For each click: the daemon decides it from memory, `answer(_:with:)` sends the answer
-///    at once, and only then does the daemon act (dismiss, refresh, announce).
+///    at once, the daemon acts (dismisses, settles), and `acted(on:)` ends the click.
 /// 4. `intercept(_:)` after every change of the open popups: grabs, the shield, the overlay.
+///
+/// The daemon never asks which display it has: what differs is said by the display.
 public protocol Display: PollSource {
     /// The display as connected to (":1", "wayland-1").
     var name: String { get }
@@ -28,18 +32,25 @@ public protocol Display: PollSource {
     var outputs: [String: Rect] { get }
     /// Milliseconds on the clock click times are in.
     func now() -> Int64
+    /// What a process's window must carry to be found by `open --pid` here, when the display
+    /// needs more than its windows (X11: `_NET_WM_PID`); said when none came in time.
+    var processWindowRequirement: String? { get }
 
     /// Adds the display's other inputs and deadlines to the loop (its connection is added by
     /// the daemon, first, as a `PollSource`).
     func register(with loop: PollLoop)
     /// The next thing the daemon must know about, nil once everything read is handled.
     func nextInput() -> DisplayInput?
-    /// Answers the click `nextInput()` just handed out, from memory: no round trip, no
-    /// allocation before the answer is flushed. `decision` is nil for a release no press
-    /// waited on.
+    /// Answers `click` by its token: no allocation, and nothing waited for before the answer
+    /// is flushed. `decision` is nil for a release no press waited on. After the flush the
+    /// X11 shield asks which window is under a click it let through (one round trip) so that
+    /// the window manager activates it, as it would have without the shield.
     func answer(_ click: Click, with decision: Decision?)
-    /// Answers the Escape key `nextInput()` just handed out: passed on or eaten.
-    func answerEscape(_ outcome: EscapeOutcome)
+    /// The daemon has acted on `click` (dismissed, settled the interception): what must come
+    /// after that goes now (Wayland: a released click is sent on to what is under it now).
+    func acted(on click: Click)
+    /// Answers the Escape key by its token: passed on or eaten.
+    func answerEscape(_ key: EscapeKey, _ outcome: EscapeOutcome)
     /// Takes clicks for the engine's open popups; says what another client refused.
     func intercept(_ engine: DecisionEngine) -> [InterceptionNotice]
     /// Closes a dismissed popup's window by its `close`, `unmap` or `kill` (commands are
@@ -78,7 +89,7 @@ public enum DisplayInput: Sendable {
     /// A press or release to decide and answer.
     case click(Click)
     /// The Escape key, while a popup that wants it is open (X11): answer with `answerEscape`.
-    case escapeKey(time: Int64)
+    case escapeKey(EscapeKey)
     /// Windows, their roles or places, or what the interception needs changed: refresh.
     case changed
     /// The outputs changed (`Display.outputs`).
@@ -97,27 +108,61 @@ public struct Click: Sendable {
     /// X11: the press goes on to the window under it, so its release will not come to the
     /// daemon; a `trigger = "click"` popup must be decided on the press.
     public var releaseGoesElsewhere: Bool
+    public var token: InputToken
 
-    public init(isPress: Bool, button: UInt8, x: Int32, y: Int32, time: Int64, releaseGoesElsewhere: Bool) {
+    public init(isPress: Bool, button: UInt8, x: Int32, y: Int32, time: Int64, releaseGoesElsewhere: Bool,
+                token: InputToken = InputToken()) {
         self.isPress = isPress
         self.button = button
         self.x = x
         self.y = y
         self.time = time
         self.releaseGoesElsewhere = releaseGoesElsewhere
+        self.token = token
+    }
+}
+
+/// A press of the Escape key.
+public struct EscapeKey: Sendable, Equatable {
+    /// Milliseconds on the display's clock.
+    public var time: Int64
+    public var token: InputToken
+
+    public init(time: Int64, token: InputToken = InputToken()) {
+        self.time = time
+        self.token = token
+    }
+}
+
+/// The display's own reference to an input it handed out, given back with the answer: what
+/// the display needs to answer it, so that it never has to remember "the click just handed
+/// out" (and a click answered late or out of turn is still answered right).
+public struct InputToken: Sendable, Equatable {
+    /// X11: the window the event was reported on (the root's grab, the shield); Wayland: the
+    /// number of the click among those read from the overlay.
+    public var window: UInt32
+    /// X11: the server's time of the event, which AllowEvents names.
+    public var stamp: UInt32
+    /// X11: the modifier and button state just before the event.
+    public var state: UInt16
+
+    public init(window: UInt32 = 0, stamp: UInt32 = 0, state: UInt16 = 0) {
+        self.window = window
+        self.stamp = stamp
+        self.state = state
     }
 }
 
 /// What dismissed popups: a click, or the Escape key.
 public enum DismissTrigger: Sendable {
     case click(Click, Decision)
-    case escapeKey(time: Int64, EscapeOutcome)
+    case escapeKey(EscapeKey, EscapeOutcome)
 
     /// When it happened, on the display's clock.
     public var time: Int64 {
         switch self {
         case .click(let click, _): click.time
-        case .escapeKey(let time, _): time
+        case .escapeKey(let key, _): key.time
         }
     }
 }

@@ -33,10 +33,12 @@ public final class WaylandDisplay: Display {
     private var pendingReplays: [Pressed: Position] = [:]
     /// Clicks read from the overlay, not handed out yet.
     private var clicks: [OverlayClick] = []
-    /// The click `nextInput()` handed out last: what `answer` answers.
-    private var current: (click: OverlayClick, pressed: Pressed)?
-    /// A release answered: its press goes on once the daemon has acted on it.
-    private var replayDue: (pressed: Pressed, release: OverlayClick)?
+    /// The clicks handed out and not answered yet, by their token's number.
+    private var handedOut = [UInt32: (click: OverlayClick, pressed: Pressed)](minimumCapacity: 4)
+    private var nextToken: UInt32 = 0
+    /// Releases answered, by their token's number: each press goes on once the daemon has
+    /// acted on its click (`acted(on:)`).
+    private var replaysDue = [UInt32: (pressed: Pressed, release: OverlayClick)](minimumCapacity: 4)
     /// The daemon must refresh before the next click: sway's windows or the outputs changed.
     private var changed = false
     private var outputsChanged = false
@@ -72,6 +74,7 @@ public final class WaylandDisplay: Display {
     public var interceptionName: String { "wayland" }
     public var isIntercepting: Bool { popupsOpen && !overlay.coveredOutputs.isEmpty }
     public var failure: String? { broken ?? sway?.failure }
+    public var processWindowRequirement: String? { nil }
     public var windows: any WindowSource { sway?.roster ?? noWindows }
     public func now() -> Int64 { MonotonicClock.milliseconds() }
 
@@ -87,7 +90,7 @@ public final class WaylandDisplay: Display {
         readPrepared = true
         // A plain flush: a round trip now would wait for the read just announced.
         do { try client.connection.flush() } catch { broken = "\(error)" }
-        return !clicks.isEmpty || changed || outputsChanged || replayDue != nil
+        return !clicks.isEmpty || changed || outputsChanged
     }
 
     public func pollReturned(_ readiness: Readiness) {
@@ -127,10 +130,6 @@ public final class WaylandDisplay: Display {
 
     /// Every click here landed outside the holes, so the engine decides something for it.
     public func nextInput() -> DisplayInput? {
-        if let due = replayDue {
-            replayDue = nil
-            replay(due.pressed, due.release)
-        }
         if clicks.isEmpty { dispatch() }
         if sway?.takeChange() == true { changed = true }
         if outputsChanged {
@@ -155,9 +154,10 @@ public final class WaylandDisplay: Display {
                 if click.isPressed { pendingReplays[pressed] = click.position } else { replay(pressed, click) }
                 continue
             }
-            current = (click, pressed)
+            nextToken &+= 1
+            handedOut[nextToken] = (click, pressed)
             return .click(Click(isPress: click.isPressed, button: button, x: click.x, y: click.y, time: now(),
-                                releaseGoesElsewhere: false))
+                                releaseGoesElsewhere: false, token: InputToken(window: nextToken)))
         }
         return nil
     }
@@ -166,20 +166,24 @@ public final class WaylandDisplay: Display {
     /// replay goes on once its release has come (the overlay holds the pointer, finger or
     /// pen until then), after the daemon has acted on it.
     public func answer(_ click: Click, with decision: Decision?) {
-        guard let (overlayClick, pressed) = current else { return }
-        current = nil
+        guard let (overlayClick, pressed) = handedOut.removeValue(forKey: click.token.window) else { return }
         if click.isPress {
             if decision?.click != .swallow { pendingReplays[pressed] = overlayClick.position }
         } else if overlayClick.isCancelled {
             // A touch the compositor took back was not a tap: nothing to send on.
             pendingReplays[pressed] = nil
         } else {
-            replayDue = (pressed, overlayClick)
+            replaysDue[click.token.window] = (pressed, overlayClick)
         }
     }
 
+    public func acted(on click: Click) {
+        guard let due = replaysDue.removeValue(forKey: click.token.window) else { return }
+        replay(due.pressed, due.release)
+    }
+
     /// Wayland lets no client take the Escape key (`unavailableSources` says so).
-    public func answerEscape(_ outcome: EscapeOutcome) {}
+    public func answerEscape(_ key: EscapeKey, _ outcome: EscapeOutcome) {}
 
     /// Sends a click whose press was to be replayed again, to whatever is under it now: a
     /// pinhole in the input region at its point, then the click there at the exact point

@@ -134,10 +134,10 @@ final class ShieldWindow {
     /// the press in its own time, to the window under the press's position then. The
     /// pointer's next EnterNotify on the shield closes it: that comes only once nobody grabs
     /// the pointer any more, so after every replay of this press and its release.
-    func replay(_ e: ButtonEvent, findWindowUnder: Bool) -> ChildOfRootQuery? {
-        shape.punch(x: e.rootX, y: e.rootY)
-        x.allowEvents(.replayPointer, time: e.time)
-        return findWindowUnder ? x.askChildOfRoot(x: e.rootX, y: e.rootY) : nil
+    func replay(x rootX: Int32, y rootY: Int32, time: Timestamp, findWindowUnder: Bool) -> ChildOfRootQuery? {
+        shape.punch(x: rootX, y: rootY)
+        x.allowEvents(.replayPointer, time: time)
+        return findWindowUnder ? x.askChildOfRoot(x: rootX, y: rootY) : nil
     }
 
     /// The pointer is over the shield again: the pinhole of the last press let through has

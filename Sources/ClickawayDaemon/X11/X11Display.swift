@@ -38,9 +38,6 @@ public final class X11Display: Display {
     /// The buttons the open popups take, and whether any is open: kept for when the pointer
     /// crosses into the shield or out of it.
     private var wanted = (active: false, buttons: ButtonSet(bits: 0))
-    /// The press or key `nextInput()` handed out last: what `answer` answers.
-    private var pendingButton: ButtonEvent?
-    private var pendingKey: KeyEvent?
     /// Events read ahead (while preparing to sleep, between the round trips of a window's
     /// read), handed out first, in order.
     private var readAhead: [XEvent] = []
@@ -89,6 +86,7 @@ public final class X11Display: Display {
     public var failure: String? { x.connectionError.map { "\($0)" } }
     public var windows: any WindowSource { tracker.roster }
     public func now() -> Int64 { clock.now() }
+    public var processWindowRequirement: String? { "on X11 the window must carry _NET_WM_PID, as GTK and Qt windows do" }
     public func flush() { x.flush() }
 
     // MARK: - The loop
@@ -162,16 +160,13 @@ public final class X11Display: Display {
     private func handle(_ event: XEvent) -> DisplayInput? {
         switch event {
         case .buttonPress(let e):
-            pendingButton = e
             return .click(Click(isPress: true, button: e.button, x: e.rootX, y: e.rootY, time: clock.unwrap(e.time),
-                                releaseGoesElsewhere: true))
+                                releaseGoesElsewhere: true, token: InputToken(window: e.window, stamp: e.time, state: e.state)))
         case .buttonRelease(let e):
-            pendingButton = e
             return .click(Click(isPress: false, button: e.button, x: e.rootX, y: e.rootY, time: clock.unwrap(e.time),
-                                releaseGoesElsewhere: false))
+                                releaseGoesElsewhere: false, token: InputToken(window: e.window, stamp: e.time, state: e.state)))
         case .keyPress(let e) where e.window == x.root && escapeKeycodes.contains(e.keycode):
-            pendingKey = e
-            return .escapeKey(time: clock.unwrap(e.time))
+            return .escapeKey(EscapeKey(time: clock.unwrap(e.time), token: InputToken(window: e.window, stamp: e.time)))
         case .unmapNotify(let e) where e.window == shield?.window:
             // Another client unmapped it: it must come back while popups are open.
             shield?.noteUnmapped()
@@ -208,37 +203,37 @@ public final class X11Display: Display {
     /// activated, and for one replayed that dismisses, the X server given the CPU first.
     /// A release only reaches the daemon after a swallowed press.
     public func answer(_ click: Click, with decision: Decision?) {
-        guard let e = pendingButton else { return }
-        pendingButton = nil
+        let time = click.token.stamp
         guard click.isPress else {
             let wasHolding = shieldHoldsAClick
-            shieldHoldsAClick = wasHolding && e.otherButtonsHeld
+            shieldHoldsAClick = wasHolding
+                && ButtonEvent.otherButtonsHeld(releasing: click.button, state: ModifierMask(rawValue: click.token.state))
             if wasHolding && !shieldHoldsAClick { changed = true }
             return
         }
         let swallow = decision?.click == .swallow
-        let onShieldGrab = e.window == shield?.window
+        let onShieldGrab = click.token.window == shield?.window
         var windowUnder: ChildOfRootQuery?
         if swallow {
-            x.allowEvents(.asyncPointer, time: e.time)
+            x.allowEvents(.asyncPointer, time: time)
             shieldHoldsAClick = onShieldGrab
         } else if let shield, onShieldGrab || shield.mapped {
             // Buttons 1-3 focus on a click; the wheel does not.
-            windowUnder = shield.replay(e, findWindowUnder: onShieldGrab && e.button <= 3)
+            windowUnder = shield.replay(x: click.x, y: click.y, time: time, findWindowUnder: onShieldGrab && click.button <= 3)
         } else {
-            x.allowEvents(.replayPointer, time: e.time)
+            x.allowEvents(.replayPointer, time: time)
         }
         x.flush()
-        if let windowUnder { activate(under: windowUnder, time: e.time) }
+        if let windowUnder { activate(under: windowUnder, time: time) }
         // The replayed press first, the dismissal after: on a shared CPU, let the X server
         // deliver it before this process goes on to unmap and ungrab (BENCHMARKS.md, case 4).
         if let decision, decision.dismissCount > 0 && !swallow { sched_yield() }
     }
 
-    public func answerEscape(_ outcome: EscapeOutcome) {
-        guard let e = pendingKey else { return }
-        pendingKey = nil
-        x.allowEvents(outcome == .swallow ? .asyncKeyboard : .replayKeyboard, time: e.time)
+    public func acted(on click: Click) {}
+
+    public func answerEscape(_ key: EscapeKey, _ outcome: EscapeOutcome) {
+        x.allowEvents(outcome == .swallow ? .asyncKeyboard : .replayKeyboard, time: key.token.stamp)
         x.flush()
     }
 
@@ -499,10 +494,8 @@ extension XEvent {
 }
 
 extension ButtonEvent {
-    /// Whether another button was still down when this one was released (the state is from
-    /// just before the event).
-    var otherButtonsHeld: Bool { Self.otherButtonsHeld(releasing: button, state: ModifierMask(rawValue: state)) }
-
+    /// Whether another button than `button` was still down when it was released (`state` is
+    /// from just before the event).
     static func otherButtonsHeld(releasing button: UInt8, state: ModifierMask) -> Bool {
         !state.intersection(.buttons).subtracting(.button(button)).isEmpty
     }

@@ -1,0 +1,278 @@
+import ClickawayControl
+import ClickawayCore
+@testable import ClickawayDaemon
+import ClickawayJSON
+import Foundation
+import ProcessSupport
+import Testing
+
+/// The daemon's own logic on a scripted display: what it decides, in which order it acts,
+/// what it tells the display and its clients. Milliseconds each; what X and compositors do
+/// with the answers is the end-to-end suites' part.
+@Suite struct DaemonLogicTests {
+    static func popup(_ name: String, class windowClass: String, _ extra: String = "") -> String {
+        """
+        [[popup]]
+        name = "\(name)"
+        window = { class = "\(windowClass)" }
+        grace_ms = 0
+        \(extra)
+
+        """
+    }
+
+    static let menuRect = Rect(x: 100, y: 100, width: 200, height: 200)
+    static let subRect = Rect(x: 300, y: 100, width: 100, height: 100)
+
+    /// The popups open, as the display was last told to intercept for them.
+    func intercepting(_ effects: [ScriptedDisplay.Effect]) -> [String]? {
+        for effect in effects.reversed() { if case .intercepting(let open) = effect { return open } }
+        return nil
+    }
+
+    // MARK: - Clicks
+
+    @Test func anOutsideClickIsAnsweredFirstThenThePopupClosedThenTheInterceptionEnds() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu"))
+        d.display.map(1, class: "Menu", at: Self.menuRect)
+        d.step()
+        #expect(intercepting(d.display.takeEffects()) == ["menu"])
+
+        d.display.press(600, 500)
+        d.step()
+        #expect(d.display.takeEffects() == [
+            .answered(press: true, button: 1, x: 600, y: 500, click: .swallow, reason: .outside),
+            .closed(window: 1, popup: "menu"),
+            .intercepting([]),
+            .acted(press: true),
+        ])
+    }
+
+    @Test func anInsideClickPassesAndDismissesNothing() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu"))
+        d.display.map(1, class: "Menu", at: Self.menuRect)
+        d.step()
+        _ = d.display.takeEffects()
+
+        d.display.click(150, 150)
+        d.step()
+        let effects = d.display.takeEffects()
+        #expect(effects.first == .answered(press: true, button: 1, x: 150, y: 150, click: .pass, reason: .inside))
+        #expect(!effects.contains { if case .closed = $0 { true } else { false } })
+        #expect(d.daemon.openNames == ["menu"])
+    }
+
+    @Test func anOutsideClickWithinGraceDismissesNothingAndAfterItDoes() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu", "grace_ms = 300").replacingOccurrences(of: "grace_ms = 0\n", with: ""))
+        d.display.map(1, class: "Menu", at: Self.menuRect)
+        d.step()
+        d.display.clock += 100
+        d.display.press(600, 500)
+        d.step()
+        #expect(!d.display.takeEffects().contains(.closed(window: 1, popup: "menu")))
+        d.display.clock += 300
+        d.display.press(600, 500)
+        d.step()
+        #expect(d.display.takeEffects().contains(.closed(window: 1, popup: "menu")))
+    }
+
+    /// Dismissed popups close bottom first, as they stack: a parent before the popups nested in it.
+    @Test func nestedPopupsCloseParentFirstAndAClickInTheParentClosesOnlyTheChild() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu") + Self.popup("sub", class: "Sub", #"parent = "menu""#))
+        d.display.map(1, class: "Menu", at: Self.menuRect)
+        d.display.map(2, class: "Sub", at: Self.subRect)
+        d.step()
+        #expect(d.daemon.openNames == ["menu", "sub"])
+
+        d.display.press(150, 150)
+        d.step()
+        let inParent = d.display.takeEffects().filter { if case .closed = $0 { true } else { false } }
+        #expect(inParent == [.closed(window: 2, popup: "sub")])
+        #expect(d.daemon.openNames == ["menu"])
+
+        d.display.map(2, class: "Sub", at: Self.subRect)
+        d.display.press(900, 700)
+        d.step()
+        let outside = d.display.takeEffects().filter { if case .closed = $0 { true } else { false } }
+        #expect(outside == [.closed(window: 1, popup: "menu"), .closed(window: 2, popup: "sub")])
+        #expect(d.daemon.openNames.isEmpty)
+    }
+
+    @Test func aClickOnAnAnchorOrAnExclusionDismissesNothing() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu", "anchors = [ { rect = [0, 0, 50, 20] } ]") + """
+            [[exclude]]
+            window = { class = "Keyboard" }
+            """)
+        d.display.map(1, class: "Menu", at: Self.menuRect)
+        d.display.map(9, class: "Keyboard", at: Rect(x: 500, y: 500, width: 200, height: 100))
+        d.step()
+        _ = d.display.takeEffects()
+
+        d.display.press(10, 10)
+        d.display.press(550, 550)
+        d.step()
+        let effects = d.display.takeEffects()
+        #expect(effects.contains(.answered(press: true, button: 1, x: 10, y: 10, click: .pass, reason: .anchor)))
+        #expect(effects.contains(.answered(press: true, button: 1, x: 550, y: 550, click: .pass, reason: .exclusion)))
+        #expect(!effects.contains { if case .closed = $0 { true } else { false } })
+        #expect(d.daemon.openNames == ["menu"])
+    }
+
+    @Test func escapeClosesTheTopmostEscapePopupAndThoseNestedInIt() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu", "escape = true")
+            + Self.popup("sub", class: "Sub", #"parent = "menu""#) + Self.popup("other", class: "Other"))
+        d.display.map(3, class: "Other", at: Rect(x: 700, y: 0, width: 50, height: 50))
+        d.display.map(1, class: "Menu", at: Self.menuRect)
+        d.display.map(2, class: "Sub", at: Self.subRect)
+        d.step()
+        _ = d.display.takeEffects()
+
+        d.display.escape()
+        d.step()
+        let effects = d.display.takeEffects()
+        #expect(effects.first == .escape(.swallow))
+        #expect(effects.filter { if case .closed = $0 { true } else { false } }
+                == [.closed(window: 1, popup: "menu"), .closed(window: 2, popup: "sub")])
+        #expect(d.daemon.openNames == ["other"])
+
+        // No popup wants Escape now: it goes on.
+        d.display.escape()
+        d.step()
+        #expect(d.display.takeEffects() == [.escape(.replay)])
+    }
+
+    @Test func aWindowThatDoesNotCloseCountsAsClosingAndNotOpen() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu"))
+        d.display.windowsCloseWhenAsked = false
+        d.display.map(1, class: "Menu", at: Self.menuRect)
+        d.step()
+        d.display.press(600, 500)
+        d.step()
+        #expect(d.daemon.openNames.isEmpty)
+        // A second outside click closes nothing more: the window is being closed.
+        _ = d.display.takeEffects()
+        d.display.press(600, 500)
+        d.step()
+        #expect(!d.display.takeEffects().contains { if case .closed = $0 { true } else { false } })
+    }
+
+    // MARK: - Reloads
+
+    @Test func aReloadSwapsTheModelBetweenPressAndReleaseAndTheClickGoesOn() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu", #"trigger = "click""#))
+        d.display.map(1, class: "Menu", at: Self.menuRect)
+        d.step()
+        d.display.press(600, 500)
+        d.step()
+        #expect(!d.display.takeEffects().contains { if case .closed = $0 { true } else { false } })
+
+        try TestFiles.write(Self.popup("menu", class: "Menu", #"trigger = "click""#) + Self.popup("bar", class: "Bar"),
+                            to: d.configFile)
+        let reply = try d.request(#"{"request":"reload"}"#)
+        #expect(reply.contains(#""popups":2"#), "\(reply)")
+        #expect(d.daemon.openNames == ["menu"])
+
+        // The click pressed before the reload is decided on its release, by the new model.
+        d.display.release(600, 500)
+        d.step()
+        #expect(d.display.takeEffects().contains(.closed(window: 1, popup: "menu")))
+    }
+
+    @Test func aRejectedReloadKeepsThePopupsOpenAndSaysWhere() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu"))
+        d.display.map(1, class: "Menu", at: Self.menuRect)
+        d.step()
+        try TestFiles.write("[[popup]]\nname = 1\n", to: d.configFile)
+        let reply = try d.request(#"{"request":"reload"}"#)
+        #expect(reply.contains("rejected") && reply.contains("config.toml:2"), "\(reply)")
+        #expect(d.daemon.openNames == ["menu"])
+    }
+
+    // MARK: - Runtime popups
+
+    @Test func aRuntimeRectPopupOpensAtOnceAndItsWaitHearsTheDismissal() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu"))
+        let waiter = try d.connect()
+        try waiter.send(#"{"request":"wait","rect":[10,10,50,50],"popup":"note"}"#)
+        let registered = try waiter.reply(from: d, to: "wait")
+        #expect(registered.contains(#""popup":"note""#), "\(registered)")
+        #expect(d.daemon.openNames == ["note"])
+
+        // Past the built-in grace: the click is no longer part of the one that opened it.
+        d.display.clock += 1000
+        d.display.press(500, 500)
+        d.step()
+        let ended = try waiter.reply(from: d, to: "the dismissal")
+        let json = try JSON.parse(ended)
+        #expect(json["reason"]?.stringValue == "outside" && json["popup"]?.stringValue == "note", "\(ended)")
+        #expect(d.daemon.openNames.isEmpty)
+        #expect(try d.request(#"{"request":"status"}"#).contains(#""open":[]"#))
+    }
+
+    @Test func aRuntimePopupOnAWindowEndsWhenTheWindowGoes() throws {
+        let d = try DaemonUnderTest("")
+        d.display.map(7, class: "Note", at: Self.menuRect)
+        d.step()
+        let waiter = try d.connect()
+        try waiter.send(#"{"request":"wait","window":7,"popup":"note"}"#)
+        #expect(try waiter.reply(from: d, to: "wait").contains(#""window":"0x7""#))
+        #expect(d.daemon.openNames == ["note"])
+
+        d.display.unmap(7)
+        let ended = try waiter.reply(from: d, to: "the window going")
+        #expect(ended.contains(#""reason":"window-gone""#), "\(ended)")
+        #expect(d.daemon.openNames.isEmpty)
+    }
+
+    @Test func aProcessPopupIsAnsweredWhenItsWindowComesAndRefusedWhenNoneDoesInTime() throws {
+        let d = try DaemonUnderTest("")
+        let own = getpid()
+        let waiter = try d.connect()
+        try waiter.send(#"{"request":"add","pid":\#(own),"popup":"late","timeout_ms":10000}"#)
+        d.step()
+        #expect(waiter.line() == nil)
+        d.display.map(5, class: "Anything", at: Self.menuRect, pid: own)
+        #expect(try waiter.reply(from: d, to: "the process's window").contains(#""window":"0x5""#))
+        #expect(d.daemon.openNames == ["late"])
+
+        let second = try d.connect()
+        try second.send(#"{"request":"add","pid":\#(own),"popup":"never","timeout_ms":0}"#)
+        let refused = try second.reply(from: d, to: "the timeout")
+        #expect(refused.contains("no window of process \(own) appeared within 0 ms (a scripted window must be mapped with its pid)"),
+                "\(refused)")
+    }
+
+    @Test func closingAWaitsConnectionRemovesItsPopupAndTheNestedOnes() throws {
+        let d = try DaemonUnderTest("")
+        let parent = try d.connect()
+        try parent.send(#"{"request":"wait","rect":[0,0,100,100],"popup":"outer"}"#)
+        _ = try parent.reply(from: d, to: "wait outer")
+        let child = try d.connect()
+        try child.send(#"{"request":"wait","rect":[10,10,20,20],"popup":"inner","parent":"outer"}"#)
+        _ = try child.reply(from: d, to: "wait inner")
+        #expect(d.daemon.openNames == ["outer", "inner"])
+
+        try parent.fd.close()
+        let ended = try child.reply(from: d, to: "the parent's end")
+        #expect(ended.contains(#""reason":"parent-gone""#), "\(ended)")
+        #expect(d.daemon.openNames.isEmpty)
+    }
+
+    @Test func aConfiguredRectPopupOpensAndClosesByRequestWithoutDismissing() throws {
+        let d = try DaemonUnderTest("""
+            [[popup]]
+            name = "panel"
+            rect = [0, 0, 100, 100]
+            grace_ms = 0
+            """)
+        #expect(try d.request(#"{"request":"open","popup":"panel"}"#).contains(#""open":true"#))
+        #expect(d.daemon.openNames == ["panel"])
+        #expect(intercepting(d.display.takeEffects()) == ["panel"])
+        d.display.press(500, 500)
+        d.step()
+        #expect(d.daemon.openNames.isEmpty)
+        #expect(try d.request(#"{"request":"toggle","popup":"panel"}"#).contains(#""open":true"#))
+        #expect(try d.request(#"{"request":"close","popup":"panel"}"#).contains(#""open":false"#))
+        #expect(d.daemon.openNames.isEmpty)
+    }
+}

@@ -1,0 +1,98 @@
+import ClickawayConfig
+import ClickawayControl
+import ClickawayCore
+@testable import ClickawayDaemon
+import ClickawaySystem
+import Foundation
+import Logging
+import ProcessSupport
+import SystemPackage
+
+/// A `Daemon` on a `ScriptedDisplay`, stepped by the test instead of running its loop: a
+/// configuration file in a directory of its own, the real control socket there, the real
+/// reloader. Everything but the display is the daemon users run.
+final class DaemonUnderTest {
+    let display: ScriptedDisplay
+    let daemon: Daemon
+    let configFile: String
+    let directory: String
+    private let loop: PollLoop
+    private let control: ControlServer
+
+    init(_ toml: String) throws {
+        directory = NSTemporaryDirectory() + "clickaway-scripted-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        configFile = directory + "/config.toml"
+        try TestFiles.write(toml, to: configFile)
+        let config = try ConfigLoader.load(file: configFile, environment: [:])
+        loop = PollLoop()
+        // The loop never sleeps longer than this in a test: `step()` returns to look again.
+        _ = loop.schedule({ .inMilliseconds(20) }) { _ in }
+        control = try ControlServer(directory: directory + "/run", loop: loop)
+        display = ScriptedDisplay(model: config.model)
+        daemon = Daemon(display: display, config: config, configFile: configFile, backend: nil, loop: loop, control: control,
+                        notifier: nil, logger: Logger(label: "scripted") { _ in SwiftLogNoOpLogHandler() })
+        daemon.start()
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+    /// Lets the daemon handle what the display queued, with no wait.
+    func step() { daemon.step() }
+
+    /// Steps the daemon, waiting for its sockets, until `done` holds or `timeout` passes.
+    func step(until what: String, timeout: Duration = .seconds(5), _ done: () throws -> Bool) throws {
+        let clock = ContinuousClock()
+        let end = clock.now + timeout
+        while true {
+            daemon.step()
+            if try done() { return }
+            guard clock.now < end else { throw HarnessError("within \(timeout): \(what) did not happen") }
+            loop.wait()
+        }
+    }
+
+    /// A control connection, as clickawayctl makes one.
+    func connect() throws -> ControlClient { try ControlClient(path: control.path) }
+
+    /// One request and its one reply line.
+    func request(_ line: String) throws -> String {
+        let client = try connect()
+        try client.send(line)
+        return try client.reply(from: self, to: line)
+    }
+}
+
+/// One connection to the daemon's control socket.
+final class ControlClient {
+    let fd: FileDescriptor
+    private var buffer: [UInt8] = []
+
+    init(path: String) throws {
+        fd = try FileDescriptor.connectedUnixSocket(try UnixSocketAddress(path: path))
+        try fd.setNonBlocking()
+    }
+
+    deinit { try? fd.close() }
+
+    func send(_ line: String) throws { _ = try fd.writeAll((line + "\n").utf8) }
+
+    /// The next line, if one came.
+    func line() -> String? {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while let n = try? chunk.withUnsafeMutableBytes({ try fd.read(into: $0) }), n > 0 { buffer += chunk[..<n] }
+        guard let end = buffer.firstIndex(of: 10) else { return nil }
+        defer { buffer.removeSubrange(...end) }
+        return String(decoding: buffer[..<end], as: UTF8.self)
+    }
+
+    /// The next line, stepping `daemon` until it comes.
+    func reply(from daemon: DaemonUnderTest, to what: String) throws -> String {
+        var got: String?
+        try daemon.step(until: "a reply to \(what)") {
+            got = line()
+            return got != nil
+        }
+        return got!
+    }
+}

@@ -1,0 +1,148 @@
+import ClickawayControl
+import ClickawayCore
+@testable import ClickawayDaemon
+import ClickawaySystem
+import Logging
+import SystemPackage
+
+/// A display that exists only in memory, for the daemon's own logic: the test maps and
+/// unmaps windows and queues clicks and keys; the display records every answer, close and
+/// interception. Windows are matched by the real `WindowRoster`, so popups, anchors and
+/// exclusions are what the configuration makes of them. It claims nothing of X or Wayland.
+final class ScriptedDisplay: Display {
+    /// What the daemon asked the display to do, in order.
+    enum Effect: Equatable {
+        case answered(press: Bool, button: UInt8, x: Int32, y: Int32, click: ClickOutcome?, reason: Decision.Reason?)
+        case acted(press: Bool)
+        case escape(EscapeOutcome)
+        case closed(window: UInt32, popup: String)
+        case intercepting([String])
+    }
+
+    let roster: WindowRoster<Void>
+    private(set) var effects: [Effect] = []
+    private var inputs: [DisplayInput] = []
+    /// Milliseconds on the display's clock: the test moves it.
+    var clock: Int64 = 10_000
+    /// A closed window unmaps itself, as a client honouring WM_DELETE_WINDOW does.
+    var windowsCloseWhenAsked = true
+    private var serial: UInt32 = 0
+    /// The popups the last interception was for.
+    private var interceptedFor: [String]?
+    /// Every window mapped, whatever its role now.
+    private var mapped: [UInt32: (Rect, WindowMatch.Properties)] = [:]
+
+    init(model: ClickModel) {
+        roster = WindowRoster(model: model, naming: .hex, logger: Logger(label: "scripted") { _ in SwiftLogNoOpLogHandler() })
+    }
+
+    // MARK: - The script
+
+    func map(_ window: UInt32, class windowClass: String, at rect: Rect, pid: Int32 = 0) {
+        let properties = WindowMatch.Properties(windowClass: windowClass, window: window, pid: pid)
+        mapped[window] = (rect, properties)
+        roster.update(window, window: window, rect: rect, properties: properties, details: (), now: clock)
+        roster.stacking.removeAll { $0 == window }
+        roster.stacking.append(window)
+        inputs.append(.changed)
+    }
+
+    func unmap(_ window: UInt32) {
+        mapped[window] = nil
+        roster.forget(window)
+        roster.stacking.removeAll { $0 == window }
+        inputs.append(.changed)
+    }
+
+    func press(_ x: Int32, _ y: Int32, button: UInt8 = 1) { click(true, x, y, button) }
+    func release(_ x: Int32, _ y: Int32, button: UInt8 = 1) { click(false, x, y, button) }
+
+    func click(_ x: Int32, _ y: Int32, button: UInt8 = 1) {
+        press(x, y, button: button)
+        release(x, y, button: button)
+    }
+
+    private func click(_ isPress: Bool, _ x: Int32, _ y: Int32, _ button: UInt8) {
+        serial += 1
+        inputs.append(.click(Click(isPress: isPress, button: button, x: x, y: y, time: clock, releaseGoesElsewhere: false,
+                                   token: InputToken(window: serial))))
+    }
+
+    func escape() { inputs.append(.escapeKey(EscapeKey(time: clock))) }
+
+    /// The effects since the last call.
+    func takeEffects() -> [Effect] {
+        defer { effects = [] }
+        return effects
+    }
+
+    // MARK: - Display
+
+    let name = "scripted"
+    var interceptionName: String { "scripted" }
+    private(set) var isIntercepting = false
+    var failure: String? { nil }
+    var windows: any WindowSource { roster }
+    var outputs: [String: Rect] = ["S-1": Rect(x: 0, y: 0, width: 1000, height: 800)]
+    func now() -> Int64 { clock }
+    var processWindowRequirement: String? { "a scripted window must be mapped with its pid" }
+    var pollDescriptor: FileDescriptor { FileDescriptor(rawValue: -1) }
+    func prepareToSleep() -> Bool { !inputs.isEmpty }
+    func pollReturned(_ readiness: Readiness) {}
+
+    func register(with loop: PollLoop) {}
+
+    func nextInput() -> DisplayInput? { inputs.isEmpty ? nil : inputs.removeFirst() }
+
+    func answer(_ click: Click, with decision: Decision?) {
+        effects.append(.answered(press: click.isPress, button: click.button, x: click.x, y: click.y, click: decision?.click,
+                                 reason: decision?.reason))
+    }
+
+    func acted(on click: Click) { effects.append(.acted(press: click.isPress)) }
+
+    func answerEscape(_ key: EscapeKey, _ outcome: EscapeOutcome) { effects.append(.escape(outcome)) }
+
+    func intercept(_ engine: DecisionEngine) -> [InterceptionNotice] {
+        let open = engine.open.map { engine.model.popups[Int($0.popup)].name }
+        isIntercepting = !open.isEmpty
+        if open != interceptedFor { effects.append(.intercepting(open)) }
+        interceptedFor = open
+        return []
+    }
+
+    func close(_ window: UInt32, _ spec: PopupSpec, trigger: DismissTrigger) {
+        effects.append(.closed(window: window, popup: spec.name))
+        if windowsCloseWhenAsked { unmap(window) }
+    }
+
+    func sync(_ drain: () -> Void) -> String? {
+        drain()
+        return nil
+    }
+
+    func status() -> DisplayStatus {
+        .wayland(WaylandStatus(display: name, overlay: OverlayStatus(outputs: [], holes: [], pointer: true, touch: false,
+                                                                     tablets: false, replay: nil), sway: nil))
+    }
+    func otherPointerGrab() -> String? { nil }
+    func configurationReplaced(_ model: ClickModel, backend: Backend) { rematch(model) }
+    func popupsChanged(_ model: ClickModel, lookingAt lookup: WindowLookup) { rematch(model) }
+
+    /// Every mapped window looked at again, as the X tracker does with the windows it has seen.
+    private func rematch(_ model: ClickModel) {
+        roster.rematch(model)
+        for (window, (rect, properties)) in mapped {
+            roster.update(window, window: window, rect: rect, properties: properties, details: (), now: clock)
+        }
+    }
+
+    func popupWindow(for window: UInt32) -> Result<UInt32, Refusal> {
+        mapped[window] != nil ? .success(window) : .failure(Refusal("no window \(window) is mapped"))
+    }
+
+    var windowsUnavailable: String? { nil }
+    func unavailableSources(in model: ClickModel) -> [String] { [] }
+    func flush() {}
+    func release() { isIntercepting = false }
+}
