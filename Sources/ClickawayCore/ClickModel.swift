@@ -9,14 +9,29 @@ public final class ClickModel: Sendable {
     /// What the press path needs of each popup, as plain values: no strings or arrays to retain.
     let traits: [PopupTraits]
     private let indexByName: [String: Int32]
+    /// The window matches by the values they need: what `roles(for:)` looks through.
+    private let matchIndex: WindowMatchIndex
 
     public struct Invalid: Error, Sendable {
         public let problems: [ModelProblem]
     }
 
-    public init(settings: Settings = Settings(), popups: [PopupSpec], exclusions: [ExclusionSpec] = []) throws(Invalid) {
+    public convenience init(settings: Settings = Settings(), popups: [PopupSpec], exclusions: [ExclusionSpec] = []) throws(Invalid) {
         let problems = ModelValidator.problems(popups: popups)
         guard problems.isEmpty else { throw Invalid(problems: problems) }
+        self.init(checked: settings, popups: popups, exclusions: exclusions)
+    }
+
+    /// This model with `added` after its popups (runtime popups): only the added popups are
+    /// checked, against this model's names.
+    public func adding(_ added: [PopupSpec]) throws(Invalid) -> ClickModel {
+        guard !added.isEmpty else { return self }
+        let problems = ModelValidator.problems(adding: added, to: self)
+        guard problems.isEmpty else { throw Invalid(problems: problems) }
+        return ClickModel(checked: settings, popups: popups + added, exclusions: exclusions)
+    }
+
+    private init(checked settings: Settings, popups: [PopupSpec], exclusions: [ExclusionSpec]) {
         self.settings = settings
         self.popups = popups
         self.exclusions = exclusions
@@ -29,6 +44,7 @@ public final class ClickModel: Sendable {
                         swallow: $0.outsideClick == .swallow)
         }
         regions = RegionTable(popups: popups)
+        matchIndex = WindowMatchIndex(popups: popups, exclusions: exclusions)
     }
 
     public func popupIndex(named name: String) -> Int32? { indexByName[name] }
@@ -59,21 +75,26 @@ public final class ClickModel: Sendable {
     public func roles(for properties: WindowMatch.Properties) -> WindowRoles {
         var roles = WindowRoles()
         var byIdentity = false
-        for (i, p) in popups.enumerated() {
-            if !byIdentity, case .window(let match) = p.source, roles.popup == nil || match.isByIdentity,
-               match.matches(properties) {
-                roles.popup = Int32(i)
-                byIdentity = match.isByIdentity
-            }
-            for case .window(let match) in p.anchors where match.matches(properties) {
-                roles.anchors.append(Int32(i))
-                break
+        matchIndex.candidates(for: properties) { candidate in
+            guard candidate.match.matches(properties) else { return }
+            switch candidate.role {
+            case .popup:
+                // The first in config order; one naming this window or its process before all.
+                let identity = candidate.match.isByIdentity
+                guard let current = roles.popup else {
+                    (roles.popup, byIdentity) = (candidate.owner, identity)
+                    return
+                }
+                if (identity && !byIdentity) || (identity == byIdentity && candidate.owner < current) {
+                    (roles.popup, byIdentity) = (candidate.owner, identity)
+                }
+            case .anchor:
+                if !roles.anchors.contains(candidate.owner) { roles.anchors.append(candidate.owner) }
+            case .exclusion:
+                roles.excluded = true
             }
         }
-        roles.excluded = exclusions.contains { e in
-            if case .window(let match) = e.source { return match.matches(properties) }
-            return false
-        }
+        roles.anchors.sort()
         return roles
     }
 

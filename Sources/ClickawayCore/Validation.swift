@@ -91,6 +91,52 @@ public enum ModelValidator {
         return problems
     }
 
+    /// The problems of `added` placed after `base`'s popups, which have none: each added
+    /// popup is checked against the base's names, and the base is not walked again (a
+    /// runtime popup beside a configuration of 66,000). Base popups never name an added one
+    /// as parent, so a parent loop can only run through added popups.
+    public static func problems(adding added: [PopupSpec], to base: ClickModel, limit: Int = 200) -> [ModelProblem] {
+        if added.contains(where: { $0.redirect != nil || RegionSpec.anyRedirect($0.regions) }) {
+            // A redirect may name any region of any popup: resolved against the whole tree.
+            return problems(popups: base.popups + added, limit: limit)
+        }
+        var problems: [ModelProblem] = []
+        var byName: [String: Int] = [:]
+        for (k, p) in added.enumerated() where problems.count < limit {
+            let i = base.popups.count + k
+            let path = ModelPath([.popup(index: i, name: p.name)])
+            if let first = base.popupIndex(named: p.name).map(Int.init) ?? byName[p.name] {
+                problems.append(ModelProblem(
+                    path: path.appending(.key("name")),
+                    message: "duplicate popup name \"\(p.name)\" (first used by popup #\(first + 1))"))
+            } else {
+                byName[p.name] = i
+            }
+            if let parent = p.parent {
+                if parent == p.name {
+                    problems.append(ModelProblem(path: path.appending(.key("parent")), message: "a popup cannot be its own parent"))
+                } else if base.popupIndex(named: parent) == nil && !added.contains(where: { $0.name == parent }) {
+                    problems.append(ModelProblem(path: path.appending(.key("parent")), message: "unknown parent \"\(parent)\""))
+                }
+            }
+            checkRegionNames(p.regions, path: path, problems: &problems)
+        }
+        // A parent named in the base ends a chain there, as the first popup of a name wins.
+        var addedByName: [String: Int] = [:]
+        for (k, p) in added.enumerated() where base.popupIndex(named: p.name) == nil && addedByName[p.name] == nil {
+            addedByName[p.name] = k
+        }
+        for problem in cycleProblems(popups: added, byName: addedByName) {
+            // Positions among the added popups, as the whole list numbers them.
+            var shifted = problem
+            if case .popup(let index, let name) = shifted.path.steps[0] {
+                shifted.path.steps[0] = .popup(index: base.popups.count + index, name: name)
+            }
+            problems.append(shifted)
+        }
+        return Array(problems.prefix(limit))
+    }
+
     private static func checkRegionNames(_ regions: [RegionSpec], path: ModelPath, problems: inout [ModelProblem]) {
         var seen: Set<String> = []
         for (i, r) in regions.enumerated() {

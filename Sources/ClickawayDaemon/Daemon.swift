@@ -432,7 +432,7 @@ public final class Daemon {
             place = .pid(pid, deadline: .inMilliseconds(timeoutMs), timeoutMs: timeoutMs)
         }
         do {
-            _ = try ClickModel(settings: model.settings, popups: model.popups + [spec], exclusions: model.exclusions)
+            _ = try model.adding([spec])
         } catch {
             throw Refusal(error.problems.map { "\($0)" }.joined(separator: "; "))
         }
@@ -511,8 +511,7 @@ public final class Daemon {
 
     private func combinedModel() -> ClickModel {
         do {
-            return try ClickModel(settings: config.model.settings, popups: config.model.popups + runtime.specs,
-                                  exclusions: config.model.exclusions)
+            return try config.model.adding(runtime.specs)
         } catch {
             // Each runtime popup was checked against the popups before it: cannot happen.
             logger.error("runtime popups do not fit the configuration, removing them all: \(error.problems)")
@@ -705,7 +704,7 @@ public final class Daemon {
         // The file was fixed: its rejection is no error any more.
         if lastErrorIsRejection { (lastError, lastErrorIsRejection) = (nil, false) }
         running = .files
-        let dropped = runtime.keep(besides: fresh.model.popups)
+        let dropped = runtime.keep(besides: fresh.model)
         for entry in dropped {
             rects.forget(entry.name)
             logger.warning("runtime popup \"\(entry.name)\" is removed: the new configuration has a popup of its name, or lacks one it refers to")
@@ -716,7 +715,9 @@ public final class Daemon {
         rects.keep(in: model)
         display.configurationReplaced(model, backend: backend)
         for entry in dropped { tellGone(entry, .gone(popup: entry.name, reason: .reload)) }
+        // Monitors hear what closed before they hear of the reload.
         unsettled = true
+        settle()
         logger.info("configuration reloaded (\(cause))", metadata: ["popups": "\(fresh.popupCount)"])
         for note in fresh.notes { logger.notice("\(note)") }
         noteUnavailableSources()

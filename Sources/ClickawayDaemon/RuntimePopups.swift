@@ -93,13 +93,11 @@ struct RuntimePopups {
     /// Keeps the popups that still fit beside `configured` (a new configuration): a configured
     /// popup of the same name, or a parent or redirect target gone, removes one. Returns the
     /// popups removed.
-    mutating func keep(besides configured: [PopupSpec]) -> [Entry] {
-        let configuredNames = Set(configured.map(\.name))
+    mutating func keep(besides configured: ClickModel) -> [Entry] {
         var kept: [Entry] = []
         var dropped: [Entry] = []
         for entry in entries {
-            if !configuredNames.contains(entry.name),
-               ModelValidator.problems(popups: configured + kept.map(\.spec) + [entry.spec], limit: 1).isEmpty {
+            if ModelValidator.problems(adding: kept.map(\.spec) + [entry.spec], to: configured, limit: 1).isEmpty {
                 kept.append(entry)
             } else {
                 dropped.append(entry)

@@ -78,12 +78,12 @@ import Testing
         #expect(runtime.remove(["menu"]).isEmpty, "a configured popup is not runtime's to remove")
     }
 
-    @Test func aNewConfigurationKeepsThePopupsThatStillFit() {
+    @Test func aNewConfigurationKeepsThePopupsThatStillFit() throws {
         var runtime = RuntimePopups()
         for e in [Self.entry("clash"), Self.entry("child", parent: "menu"), Self.entry("grandchild", parent: "child"), Self.entry("free")] {
             runtime.append(e)
         }
-        let configured = [PopupSpec(name: "clash", source: .rect(Rect(x: 0, y: 0, width: 1, height: 1), output: nil))]
+        let configured = try ClickModel(popups: [PopupSpec(name: "clash", source: .rect(Rect(x: 0, y: 0, width: 1, height: 1), output: nil))])
         #expect(runtime.keep(besides: configured).map(\.name) == ["clash", "child", "grandchild"])
         #expect(runtime.specs.map(\.name) == ["free"])
     }

@@ -252,7 +252,7 @@ import Testing
         _ = try child.reply(from: d, to: "wait inner")
         #expect(d.daemon.openNames == ["outer", "inner"])
 
-        try parent.fd.close()
+        parent.close()
         let ended = try child.reply(from: d, to: "the parent's end")
         #expect(ended.contains(#""reason":"parent-gone""#), "\(ended)")
         #expect(d.daemon.openNames.isEmpty)

@@ -73,7 +73,17 @@ final class ControlClient {
         try fd.setNonBlocking()
     }
 
-    deinit { try? fd.close() }
+    private var open = true
+
+    /// Closes the connection (once: tests run side by side, and a descriptor closed twice may
+    /// be another test's by then).
+    func close() {
+        guard open else { return }
+        open = false
+        try? fd.close()
+    }
+
+    deinit { close() }
 
     func send(_ line: String) throws { _ = try fd.writeAll((line + "\n").utf8) }
 
