@@ -161,7 +161,8 @@ struct RuntimePopupTests {
         let f = try Self.fixture(windowManager)
         let xterm = try ChildProcess(["xterm", "-class", "RuntimeTerm", "-geometry", "40x10+200+150"], environment: f.environment)
         defer { xterm.stop() }
-        let search = try ProgramRun.run(["xdotool", "search", "--sync", "--class", "RuntimeTerm"], environment: f.environment,
+        // Mapped (viewable), not only created: i3 maps it a moment after xterm asks.
+        let search = try ProgramRun.run(["xdotool", "search", "--sync", "--onlyvisible", "--class", "RuntimeTerm"], environment: f.environment,
                                         limit: .seconds(20))
         let id = try #require(search.stdout.split(separator: "\n").first.map(String.init), "\(search.output)")
         let open = try f.ctl(["open", "--window", id])
