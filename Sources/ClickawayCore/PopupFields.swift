@@ -51,3 +51,26 @@ public enum PopupFields {
         PopupField(key: key, type: type, defaultValue: defaultValue, inherited: inherited, runtime: runtime)
     }
 }
+
+/// Every key `[settings]` takes, once, as PopupFields holds a popup's: the TOML reader's key
+/// list comes from here, and clickaway.toml(5) and the reader's defaults are tested against it.
+public struct SettingField: Sendable {
+    /// The TOML key.
+    public let key: String
+    /// The values it takes, as clickaway.toml(5) lists them (`\(dq` for `"`).
+    public let values: [String]
+    /// The default, as it would be written in the file.
+    public let defaultValue: String
+}
+
+public enum SettingFields {
+    public static let all: [SettingField] = [
+        SettingField(key: "backend", values: Backend.allCases.map { "\"\($0.rawValue)\"" }, defaultValue: "\"\(Settings().backend.rawValue)\""),
+        SettingField(key: "log_level", values: LogLevel.allCases.map { "\"\($0.rawValue)\"" },
+                     defaultValue: "\"\(Settings().logLevel.rawValue)\""),
+        SettingField(key: "notify", values: ["true", "false"], defaultValue: "\(Settings().notify)"),
+    ]
+
+    /// The keys `[settings]` takes.
+    public static var keys: [String] { all.map(\.key) }
+}
