@@ -201,3 +201,34 @@ struct ManualPageTests {
         #expect(man.stdout.count > 500, "man -l \(path) printed almost nothing:\n\(man.stdout)")
     }
 }
+
+/// What the README and docs/ tell a reader to type exists: every `clickawayctl COMMAND` is a
+/// command clickawayctl(1) describes, and every `clickaway --OPTION` an option of clickaway(1).
+@Suite("The README and docs/ against the programs")
+struct DocumentedCommandTests {
+    @Test func everyCommandAndOptionNamedExists() throws {
+        let built = DaemonFixture.buildDirectory
+        let ctlPage = try CommandRun.run([built.appendingPathComponent("clickawayctl").path, "--generate-manual"]).stdout
+        let daemonPage = try CommandRun.run([built.appendingPathComponent("clickaway").path, "--generate-manual"]).stdout
+        let commands = Set(ctlPage.matches(of: /\n\.It Em ([a-z]+)\n/).map { String($0.output.1) })
+        #expect(commands.isSuperset(of: ["check", "status", "hit", "pick", "wait", "show"]), "\(commands)")
+        let docs = try FileManager.default.contentsOfDirectory(atPath: Repository.file("docs").path)
+            .filter { $0.hasSuffix(".md") }.map { "docs/\($0)" }
+        var named: Set<String> = [], options: Set<String> = []
+        for document in ["README.md"] + docs {
+            let text = try Repository.text(document)
+            // As typed: in code (after a backtick, at a line's start in a block, after exec), not in prose.
+            for match in text.matches(of: /(?:`|\n *|exec |=|& |\| )clickawayctl ([a-z]+)\b/) {
+                named.insert(String(match.output.1))
+                #expect(commands.contains(String(match.output.1)), "\(document) names clickawayctl \(match.output.1), which clickawayctl(1) does not describe")
+            }
+            for match in text.matches(of: /\bclickaway (--[a-z-]+)/) {
+                options.insert(String(match.output.1))
+                let option = String(match.output.1.dropFirst(2))
+                #expect(daemonPage.contains("Fl -\(option)"), "\(document) names clickaway --\(option), which clickaway(1) does not describe")
+            }
+        }
+        #expect(named.isSuperset(of: ["status", "hit", "monitor", "pick", "reload", "open", "wait"]), "the scan found \(named.sorted())")
+        #expect(options.contains("--backend"), "the scan found \(options.sorted())")
+    }
+}
