@@ -109,7 +109,7 @@ print-bindir:
 # Everything install.sh installs, from the binaries in BINARY_SOURCE: stripped programs, the
 # man pages and completion scripts each program writes from its own command definitions
 # (bash's have no #! line: they are sourced), the unit, recipes and docs (the README, the
-# licence, the example configuration).
+# licence, the example configuration, and docs/ beside them, where the README's links lead).
 stage: $(if $(BUILDDIR),,binaries)
 	@from="$(BINARY_SOURCE)"; for binary in clickaway clickawayctl; do \
 	    test -x "$$from/$$binary" || { echo "make: $$from/$$binary is not built (run make binaries, or set BUILDDIR to the directory holding it)" >&2; exit 1; }; \
@@ -118,7 +118,7 @@ stage: $(if $(BUILDDIR),,binaries)
 	mkdir -p $(STAGE)/bin $(STAGE)/share/man/man1 $(STAGE)/share/man/man5 \
 	    $(STAGE)/share/bash-completion/completions $(STAGE)/share/zsh/site-functions \
 	    $(STAGE)/share/fish/vendor_completions.d $(STAGE)/share/systemd/user \
-	    $(STAGE)/share/clickaway/recipes $(STAGE)/share/doc/clickaway
+	    $(STAGE)/share/clickaway/recipes $(STAGE)/share/doc/clickaway/docs
 	set -e; for binary in clickaway clickawayctl; do \
 	    $(STRIP) --remove-section=.comment --remove-section=.note -o $(STAGE)/bin/$$binary "$(BINARY_SOURCE)/$$binary"; \
 	    $(STAGE)/bin/$$binary --generate-completion-script bash >$(STAGE)/share/bash-completion/completions/$$binary; \
@@ -130,6 +130,7 @@ stage: $(if $(BUILDDIR),,binaries)
 	cp systemd/clickaway.service $(STAGE)/share/systemd/user/
 	cp config/recipes/*.toml config/recipes/*.sh $(STAGE)/share/clickaway/recipes/
 	cp README.md LICENSE config/config.toml $(STAGE)/share/doc/clickaway/
+	cp docs/*.md docs/example.toml docs/example.svg $(STAGE)/share/doc/clickaway/docs/
 
 install: stage
 	packaging/install.sh --from $(STAGE) $(INSTALL_ARGUMENTS)

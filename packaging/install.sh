@@ -65,6 +65,7 @@ destination() {
         share/systemd/user) echo "$UNITDIR" ;;
         share/clickaway/recipes) echo "$RECIPEDIR" ;;
         share/doc/clickaway) echo "$DOCDIR" ;;
+        share/doc/clickaway/docs) echo "$DOCDIR/docs" ;;
         *) echo "install.sh: $from/$1 is not part of the layout" >&2; exit 1 ;;
     esac
 }
@@ -77,7 +78,7 @@ if [ "$action" = uninstall ]; then
     while IFS= read -r file; do rm -f "$DESTDIR$file"; done <"$DESTDIR$MANIFEST"
     rm -f "$DESTDIR$MANIFEST"
     # Only clickaway's own directories: the shared ones (bin, man1, ...) may be someone's PATH.
-    rmdir "$DESTDIR$RECIPEDIR" "$DESTDIR$DOCDIR" "$DESTDIR$DATADIR/clickaway" 2>/dev/null || true
+    rmdir "$DESTDIR$RECIPEDIR" "$DESTDIR$DOCDIR/docs" "$DESTDIR$DOCDIR" "$DESTDIR$DATADIR/clickaway" 2>/dev/null || true
     echo "removed clickaway from $PREFIX; your configuration stays where it is"
     echo "if you had enabled the service: systemctl --user disable clickaway; systemctl --user daemon-reload"
     exit 0

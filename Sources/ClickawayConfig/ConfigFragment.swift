@@ -53,16 +53,18 @@ struct MergedConfig {
 struct SettingsOverrides {
     var backend: Backend?
     var logLevel: LogLevel?
+    var notify: Bool?
 
     /// Keys set here win over `base`.
     func over(_ base: SettingsOverrides) -> SettingsOverrides {
-        SettingsOverrides(backend: backend ?? base.backend, logLevel: logLevel ?? base.logLevel)
+        SettingsOverrides(backend: backend ?? base.backend, logLevel: logLevel ?? base.logLevel, notify: notify ?? base.notify)
     }
 
     func applied(to settings: Settings) -> Settings {
         var result = settings
         result.backend = backend ?? result.backend
         result.logLevel = logLevel ?? result.logLevel
+        result.notify = notify ?? result.notify
         return result
     }
 }

@@ -4,7 +4,7 @@ internal import ClickawayTOML
 /// The keys the configuration accepts, table by table.
 enum Schema {
     static let topLevelKeys = ["settings", "defaults", "popup", "exclude"]
-    static let settingsKeys = ["backend", "log_level"]
+    static let settingsKeys = SettingFields.keys
     /// The keys a popup inherits from `[defaults]`, and all a popup takes (`PopupFields`).
     static let inheritedKeys = PopupFields.inheritedKeys
     static let popupKeys = PopupFields.popupKeys
@@ -47,7 +47,8 @@ extension ConfigReader {
 
     private func settings(_ t: TableNode) -> SettingsOverrides {
         SettingsOverrides(backend: t["backend"].flatMap(backend),
-                          logLevel: t["log_level"].flatMap { choice($0, of: LogLevel.self) })
+                          logLevel: t["log_level"].flatMap { choice($0, of: LogLevel.self) },
+                          notify: t["notify"].flatMap(bool))
     }
 
     private func options(_ t: TableNode) -> PopupOptions {

@@ -1,7 +1,7 @@
 public import ClickawayJSON
 
 /// One request on the control socket: a line `{"request":NAME,...}`. The daemon decodes
-/// it, clickawayctl and the tests encode it; README's list and bench/clickbench.c are tested
+/// it, clickawayctl and the tests encode it; docs/control-protocol.md and bench/clickbench.c are tested
 /// against `Name` and `documentedForm`.
 public enum ControlRequest: Equatable, Sendable {
     /// Answered once the daemon has handled everything the display sent before it.
@@ -41,7 +41,7 @@ public enum ControlRequest: Equatable, Sendable {
         }
     }
 
-    /// How the README shows each request.
+    /// How docs/control-protocol.md shows each request.
     public static func documentedForm(_ name: Name) -> String {
         switch name {
         case .open, .close, .toggle: #"{"request":"\#(name.rawValue)","popup":"NAME"}"#

@@ -2,7 +2,7 @@ public import ClickawayCore
 public import ClickawayJSON
 
 /// One line of `monitor`: `{"event":NAME,...}`. The daemon encodes them; `clickawayctl
-/// monitor --help` and the README's table come from (or are tested against) `documentation`.
+/// monitor --help` and docs/control-protocol.md's table come from (or are tested against) `documentation`.
 public enum MonitorEvent: Equatable, Sendable {
     /// A popup opened: a window that matches appeared, or a `rect` popup was opened. Sent
     /// once clicks outside it are intercepted.
@@ -90,7 +90,7 @@ public enum MonitorEvent: Equatable, Sendable {
         return .object([("event", .string(name.rawValue))] + fields)
     }
 
-    /// The events and their fields, as `monitor --help` and the README list them.
+    /// The events and their fields, as `monitor --help` and docs/control-protocol.md list them.
     public static let documentation: [(events: [Name], fields: [String], note: String?)] = [
         ([.opened, .closed], ["popup", "window", "rect", "runtime", "members"], nil),
         ([.family], ["popup", "window", "rect", "runtime", "members"], "the windows that belong to an open popup changed"),

@@ -259,5 +259,7 @@ public enum LogLevel: String, Sendable, CaseIterable {
 public struct Settings: Sendable, Equatable {
     public var backend: Backend = .auto
     public var logLevel: LogLevel = .info
+    /// A rejected configuration is also shown as a desktop notification (notify-send).
+    public var notify = true
     public init() {}
 }

@@ -1,13 +1,14 @@
-/// Every key a `[[popup]]` takes, once: its name, what it holds and its default as the
-/// reference writes them, and where else it may be given. The TOML reader's key lists come
-/// from here; the runtime request (`clickawayctl open`), the README's reference and
-/// clickaway.toml(5) are tested against it (dunst's settings_data.h, as a table of values).
+/// Every key a `[[popup]]` takes, once: its name, what it holds and its default, and where
+/// else it may be given. The TOML reader's key lists come from here; the runtime request
+/// (`clickawayctl open`) and clickaway.toml(5), the reference, are tested against it: each
+/// key's values, default and limits (dunst's settings_data.h, as a table of values).
 public struct PopupField: Sendable {
     /// The TOML key.
     public let key: String
-    /// The values it takes, as the README's tables write them.
+    /// The values it takes, in Markdown: backticks around what is written in the file, and
+    /// every number a limit clickaway.toml(5) must give.
     public let type: String
-    /// As the README writes it; nil when there is none (required, or nothing by default).
+    /// As written in the file, in backticks; nil when there is none (required, or nothing by default).
     public let defaultValue: String?
     /// `[defaults]` may set it for every popup.
     public let inherited: Bool
@@ -50,4 +51,27 @@ public enum PopupFields {
                               runtime: Bool = false) -> PopupField {
         PopupField(key: key, type: type, defaultValue: defaultValue, inherited: inherited, runtime: runtime)
     }
+}
+
+/// Every key `[settings]` takes, once, as PopupFields holds a popup's: the TOML reader's key
+/// list comes from here, and clickaway.toml(5) and the reader's defaults are tested against it.
+public struct SettingField: Sendable {
+    /// The TOML key.
+    public let key: String
+    /// The values it takes, as clickaway.toml(5) lists them (`\(dq` for `"`).
+    public let values: [String]
+    /// The default, as it would be written in the file.
+    public let defaultValue: String
+}
+
+public enum SettingFields {
+    public static let all: [SettingField] = [
+        SettingField(key: "backend", values: Backend.allCases.map { "\"\($0.rawValue)\"" }, defaultValue: "\"\(Settings().backend.rawValue)\""),
+        SettingField(key: "log_level", values: LogLevel.allCases.map { "\"\($0.rawValue)\"" },
+                     defaultValue: "\"\(Settings().logLevel.rawValue)\""),
+        SettingField(key: "notify", values: ["true", "false"], defaultValue: "\(Settings().notify)"),
+    ]
+
+    /// The keys `[settings]` takes.
+    public static var keys: [String] { all.map(\.key) }
 }

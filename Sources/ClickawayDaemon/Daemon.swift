@@ -70,6 +70,7 @@ public final class Daemon {
         supervision = Supervision(notifier: notifier)
         reloading = Reloading(configFile: configFile, environment: processEnvironment(), logger: logger)
         commands = DismissCommands(logger: logger)
+        if let startErrors { commands.notifyRejected(startErrors, running: running, enabled: config.model.settings.notify) }
         model = config.model
         engine = DecisionEngine(model: config.model, outputs: display.outputs)
         settle()
@@ -697,6 +698,7 @@ public final class Daemon {
             lastErrorIsRejection = true
             logger.error("configuration rejected, keeping the previous one (\(cause))\n\(error)")
             monitor.send(.rejected(cause: cause, diagnostics: "\(error)"))
+            commands.notifyRejected("\(error)", running: running, enabled: config.model.settings.notify)
             return
         }
         config = fresh

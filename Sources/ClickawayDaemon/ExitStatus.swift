@@ -1,6 +1,6 @@
 /// What `clickaway`'s exit status means. systemd's unit restarts on a failure
 /// (`Restart=on-failure`) except on those a restart cannot fix (`RestartPreventExitStatus=`:
-/// `noRestart`), and clickaway(1) and the README list them: `ExitStatusTests` holds all three
+/// `noRestart`), and clickaway(1) and docs/systemd.md list them: `ExitStatusTests` holds all three
 /// to these values.
 public enum DaemonExitStatus: Int32, CaseIterable, Sendable {
     /// Stopped by SIGTERM or SIGINT, everything released.
@@ -22,7 +22,7 @@ public enum DaemonExitStatus: Int32, CaseIterable, Sendable {
     /// The statuses a restart cannot fix.
     public static let noRestart: [DaemonExitStatus] = [.usage, .noDisplay, .alreadyRunning]
 
-    /// One line each, for clickaway(1)'s EXIT STATUS and the README.
+    /// One line each, for clickaway(1)'s EXIT STATUS and docs/systemd.md.
     public var meaning: String {
         switch self {
         case .stopped: "Stopped by SIGTERM or SIGINT."

@@ -45,6 +45,6 @@ extension WaylandClient {
         if offersFakeInput { return try FakeInput(client: self) }
         throw WaylandError.missingGlobal(
             interface: "zwlr_virtual_pointer_manager_v1 or org_kde_kwin_fake_input",
-            purpose: "to send clicks on (KWin offers fake input only to programs it trusts: see the README)")
+            purpose: "to send clicks on (KWin offers fake input only to programs it trusts: see docs/wayland.md)")
     }
 }

@@ -33,7 +33,8 @@ struct Clickaway: ParsableCommand {
             (error 3, warning 4, info 6, debug and trace 7) and no time of its own: it goes to the \
             journal's socket, /run/systemd/journal/socket, where a diagnostic keeps its lines \
             (`journalctl --user -u clickaway` shows them, `journalctl --user -u clickaway -p err` \
-            only the errors); when that socket is not there it is one `<N>`-prefixed line on \
+            only the errors) and each key=value of an event is a field of its own, its key upper-cased \
+            after CLICKAWAY_ (`journalctl --user CLICKAWAY_POPUP=calendar`); when that socket is not there it is one `<N>`-prefixed line on \
             stderr, with each line break of a diagnostic shown as a return sign (U+23CE).
             """,
         version: clickawayVersionText(program: "clickaway"),

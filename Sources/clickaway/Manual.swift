@@ -11,6 +11,10 @@ let clickawayManual: [ManualSection] = [
             ManualItem("XDG_STATE_HOME", "Where the last good configuration is kept (default ~/.local/state)."),
             ManualItem("NOTIFY_SOCKET", "Set by systemd for Type=notify: readiness, reloads and status lines go there."),
             ManualItem("WATCHDOG_USEC", "Set by systemd with WatchdogSec=: clickaway pings the watchdog at half the interval (with WATCHDOG_PID naming it)."),
+            ManualItem("DBUS_SESSION_BUS_ADDRESS", """
+                The session bus a rejected configuration is shown on, as a desktop notification (notify-send; \
+                [settings] notify in clickaway.toml(5)); without it, $XDG_RUNTIME_DIR/bus.
+                """),
         ]),
         .text("""
             Dismiss commands run without a shell, with the daemon's environment and CLICKAWAY_POPUP, CLICKAWAY_WINDOW, \
@@ -33,7 +37,7 @@ let clickawayManual: [ManualSection] = [
             ManualItem("SIGHUP", "Reload the configuration now, as clickawayctl reload does; a configuration with errors leaves the running one in place."),
             ManualItem("SIGTERM", "Release every grab, close the control socket and exit 0."),
             ManualItem("SIGINT", "The same as SIGTERM."),
-            ManualItem("SIGCHLD", "Collects dismiss commands that ended."),
+            ManualItem("SIGCHLD", "Collects dismiss commands and notify-send when they end."),
         ]),
         .text("SIGPIPE is ignored: a client that goes away costs only its connection."),
     ]),

@@ -58,8 +58,8 @@ struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Validate a configuration file (default: config.toml and conf.d/*.toml).",
         discussion: """
-            Warns (on stderr, exit status 0) about popups that can match the same window: such a \
-            window opens only the first. --json prints one object with "ok": true with "popups", \
+            Prints "ok: N popups, M exclusions" or the errors. Warns (on stderr, exit status 0) about \
+            popups that can match the same window: such a window opens only the first. --json prints one object with "ok": true with "popups", \
             "exclusions", "files", "notes" and "warnings"; or false with "error" (the text check prints without --json) and \
             "diagnostics", each with "file", "line", "column" and "path" where known, and "message".
             """)
@@ -124,7 +124,8 @@ struct Hit: ParsableCommand {
             Without --config or --open, asks the running daemon: the answer is for the popups \
             open right now. With either, works offline against a configuration: popups marked \
             with --open are open, later ones on top; each opened at time 0 and the press happens \
-            at --at-ms. A window popup needs its rectangle: --open NAME=X,Y,W,H.
+            at --at-ms. A window popup needs its rectangle: --open NAME=X,Y,W,H. The answer is the \
+            hit path from the popup to the region, what is dismissed and what happens to the click.
             """)
 
     @Option(name: [.customShort("c"), .long], help: ArgumentHelp("Explain offline against this file (--open alone uses the XDG lookup).",
@@ -203,13 +204,22 @@ func understood<T>(_ decode: () throws(MalformedReply) -> T) throws -> T {
 
 struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Wait until the daemon has handled everything the display sent before now.")
+        abstract: "Wait until the daemon has handled everything the display sent before now.",
+        discussion: "Everything sway's IPC sent before now too, on sway.")
 
     func run() throws { _ = try callDaemon(.sync) }
 }
 
 struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show what the daemon tracks and holds.")
+    static let configuration = CommandConfiguration(
+        abstract: "Show what the daemon tracks and holds.",
+        discussion: """
+            The backend; the grabs held and refused and the shield (on Wayland: the overlay's outputs \
+            and holes, and sway's IPC); the open popups with their windows and rectangles (runtime \
+            ones marked "(runtime)"), and runtime popups waiting for a window; sources the display \
+            cannot provide; a rejected configuration's errors, and what runs instead ("running": the \
+            files, or after a start with errors the last good configuration or none); the last error.
+            """)
 
     @Flag(name: .long, help: "Print one JSON object.")
     var json = false

@@ -44,7 +44,8 @@ struct Open: ParsableCommand {
             With NAME: a rect popup of the configuration. With --rect, --window or --pid: a runtime \
             popup, which needs no configuration entry; it prints the popup's name and behaves as a \
             configured one until it is dismissed, closed (clickawayctl close NAME) or its window \
-            goes. Unset keys come from --like's popup, else from [defaults].
+            goes. Unset keys come from --like's popup, else from [defaults]. Opening or closing a \
+            rect popup runs no dismiss action.
             """)
     @Argument(help: "The popup's name.", completion: .rectPopupNames) var name: String?
     @OptionGroup var popup: RuntimePopupOptions
@@ -70,7 +71,9 @@ struct Close: ParsableCommand {
 }
 
 struct Toggle: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Open a rect popup if it is closed, close it if it is open.")
+    static let configuration = CommandConfiguration(
+        abstract: "Open a rect popup if it is closed, close it if it is open.",
+        discussion: "A runtime popup is open while it exists: toggle removes it, as close does.")
     @Argument(help: "The popup's name.", completion: .rectPopupNames) var name: String
     func run() throws { try RectPopupCommand.run(.toggle(popup: name), name) }
 }
@@ -78,7 +81,7 @@ struct Toggle: ParsableCommand {
 struct Monitor: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the daemon's events as JSON lines until it goes away.",
-        discussion: MonitorEvent.helpText)
+        discussion: MonitorEvent.helpText + " When the daemon goes away, monitor exits 0.")
 
     func run() throws {
         let client = try connectToDaemon()

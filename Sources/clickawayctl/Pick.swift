@@ -11,7 +11,9 @@ struct Pick: ParsableCommand {
         discussion: """
             Grabs the pointer until you click: button 1 picks the window under the pointer, any \
             other button (not the wheel) cancels. Works with or without the daemon running. \
-            X11 only: on sway, `swaymsg -t get_tree` shows the app_id and title to match.
+            X11 only: on sway, `swaymsg -t get_tree` shows the app_id and title to match. A window \
+            without WM_CLASS gets a title match, and an override-redirect window that does not take \
+            WM_DELETE_WINDOW gets dismiss = "kill".
             Exit status: 0 picked; 1 nothing picked (cancelled, timed out, clicked the desktop, \
             the pointer grabbed by another program); 2 the X server cannot be reached.
             """)

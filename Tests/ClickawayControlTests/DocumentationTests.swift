@@ -4,7 +4,7 @@ import ClickawayJSON
 import Foundation
 import Testing
 
-/// The control protocol as the README documents it and bench/clickbench.c speaks it, held
+/// The control protocol as docs/control-protocol.md documents it and bench/clickbench.c speaks it, held
 /// to the types the daemon and clickawayctl share.
 @Suite struct ProtocolDocumentationTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -13,10 +13,10 @@ import Testing
         try String(contentsOf: repository.appendingPathComponent(path), encoding: .utf8)
     }
 
-    /// The README's text from `heading` to the next heading of its level or above.
+    /// A document's text from `heading` to the next heading of its level or above.
     static func section(_ heading: String, of text: String) throws -> String {
         let lines = text.components(separatedBy: "\n")
-        let start = try #require(lines.firstIndex(of: heading), "the README has no \(heading)")
+        let start = try #require(lines.firstIndex(of: heading), "no \(heading)")
         let level = heading.prefix { $0 == "#" }.count
         let end = lines[(start + 1)...].firstIndex { line in
             let hashes = line.prefix { $0 == "#" }.count
@@ -25,20 +25,20 @@ import Testing
         return lines[start..<end].joined(separator: "\n")
     }
 
-    @Test func theReadmeListsEveryRequestAndNoOther() throws {
-        let socket = try Self.section("### Control socket", of: Self.read("README.md"))
+    @Test func theProtocolDocumentListsEveryRequestAndNoOther() throws {
+        let socket = try Self.section("## The socket", of: Self.read("docs/control-protocol.md"))
         for name in ControlRequest.Name.allCases where ![.close, .toggle].contains(name) {
-            #expect(socket.contains(ControlRequest.documentedForm(name)), "README's Control socket lacks \(ControlRequest.documentedForm(name))")
+            #expect(socket.contains(ControlRequest.documentedForm(name)), "docs/control-protocol.md lacks \(ControlRequest.documentedForm(name))")
         }
         #expect(socket.contains("(and `close`, `toggle`)"))
         for match in socket.matches(of: /\{"request":"([a-z_]+)"/) {
-            #expect(ControlRequest.Name(rawValue: String(match.output.1)) != nil, "README documents a request \(match.output.1) the daemon does not know")
+            #expect(ControlRequest.Name(rawValue: String(match.output.1)) != nil, "docs/control-protocol.md documents a request \(match.output.1) the daemon does not know")
         }
     }
 
-    @Test func theReadmeTablesEveryMonitorEventWithItsFields() throws {
-        let section = try Self.section("## clickawayctl", of: Self.read("README.md")).components(separatedBy: "\n")
-        let start = try #require(section.firstIndex { $0.hasPrefix("`monitor` events") }, "the README introduces no monitor table")
+    @Test func theProtocolDocumentTablesEveryMonitorEventWithItsFields() throws {
+        let section = try Self.section("## What clickawayctl prints", of: Self.read("docs/control-protocol.md")).components(separatedBy: "\n")
+        let start = try #require(section.firstIndex { $0.hasPrefix("`monitor` events") }, "docs/control-protocol.md introduces no monitor table")
         let rows = section[(start + 1)...].drop { !$0.hasPrefix("|") }.prefix { $0.hasPrefix("|") }
             .dropFirst().map { $0.components(separatedBy: "|") }.filter { $0.count == 4 && $0[1].contains("`") }
         var documented: [String] = []
@@ -46,8 +46,8 @@ import Testing
             let events = row[1].matches(of: /`([a-z_]+)`/).map { String($0.output.1) }
             documented += events
             let entry = try #require(MonitorEvent.documentation.first { $0.events.map(\.rawValue) == events },
-                                     "the README's monitor table has a row for \(events), which the daemon does not send together")
-            for field in entry.fields { #expect(row[2].contains("`\(field)`"), "the README's row for \(events) lacks \(field)") }
+                                     "the monitor table has a row for \(events), which the daemon does not send together")
+            for field in entry.fields { #expect(row[2].contains("`\(field)`"), "the monitor table's row for \(events) lacks \(field)") }
         }
         #expect(documented.sorted() == MonitorEvent.Name.allCases.map(\.rawValue).sorted())
     }
@@ -91,26 +91,26 @@ import Testing
     }
 }
 
-/// The README's layout paragraph and ARCHITECTURE.md against the package as it is.
+/// docs/development.md's layout paragraph and ARCHITECTURE.md against the package as it is.
 @Suite struct LayoutDocumentationTests {
     static func targets(_ kinds: String) throws -> [String] {
         let manifest = try ProtocolDocumentationTests.read("Package.swift")
         return manifest.matches(of: try Regex(#"\.(?:\#(kinds))\(\s*name: "(\w+)""#)).compactMap { $0.output[1].substring.map(String.init) }
     }
 
-    @Test func theReadmeLayoutNamesEveryProductTargetAndTestSupport() throws {
-        let readme = try ProtocolDocumentationTests.read("README.md")
-        let layout = try #require(readme.components(separatedBy: "\n\n").first { $0.hasPrefix("Layout") }, "the README has no layout paragraph")
+    @Test func theLayoutParagraphNamesEveryProductTargetAndTestSupport() throws {
+        let development = try ProtocolDocumentationTests.read("docs/development.md")
+        let layout = try #require(development.components(separatedBy: "\n\n").first { $0.hasPrefix("Layout") }, "docs/development.md has no layout paragraph")
         let named = Set(layout.matches(of: /`(\w+)`/).map { String($0.output.1) })
         let product = try Self.targets("target|executableTarget|systemLibrary")
         #expect(!product.isEmpty)
-        for target in product { #expect(named.contains(target), "the README's layout paragraph does not name \(target)") }
+        for target in product { #expect(named.contains(target), "the layout paragraph does not name \(target)") }
         let looksLikeATarget = { (name: String) in
             name.hasPrefix("Clickaway") || name.hasPrefix("clickaway") || name.hasSuffix("Harness") || name.hasSuffix("Support")
                 || (name.first == "C" && name.dropFirst().first?.isUppercase == true)
         }
         for name in named where looksLikeATarget(name) {
-            #expect(product.contains(name), "the README's layout paragraph names \(name), which the package does not have")
+            #expect(product.contains(name), "the layout paragraph names \(name), which the package does not have")
         }
     }
 
@@ -124,5 +124,48 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: ProtocolDocumentationTests.repository.appendingPathComponent(path).path),
                     "ARCHITECTURE.md points to \(path), which is not there")
         }
+    }
+}
+
+/// The README and docs/ link to each other and to the repository's files: every link leads
+/// to a file that is there, and every #anchor to a heading of it (as GitHub names them).
+@Suite struct DocumentLinkTests {
+    /// GitHub's anchor for a heading: lower case, punctuation but `-` and `_` dropped, spaces as `-`.
+    static func anchor(_ heading: String) -> String {
+        String(heading.lowercased().compactMap { character -> Character? in
+            if character == " " { return "-" }
+            return character.isLetter || character.isNumber || character == "-" || character == "_" ? character : nil
+        })
+    }
+
+    @Test func everyLinkLeadsSomewhere() throws {
+        let root = ProtocolDocumentationTests.repository
+        let docs = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)
+            .filter { $0.hasSuffix(".md") }.map { "docs/\($0)" }
+        #expect(docs.count >= 8, "\(docs)")
+        var checked = 0
+        for document in ["README.md"] + docs {
+            let text = try ProtocolDocumentationTests.read(document)
+            let directory = document.split(separator: "/").dropLast().map(String.init)
+            for match in text.matches(of: /\]\(([^)\s]+)\)/) {
+                let target = String(match.output.1)
+                guard !target.hasPrefix("http://"), !target.hasPrefix("https://") else { continue }
+                let parts = target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+                var components = directory
+                for component in parts[0].split(separator: "/").map(String.init) {
+                    if component == ".." { components = components.dropLast() } else if component != "." { components.append(component) }
+                }
+                let relative = parts[0].isEmpty ? document : components.joined(separator: "/")
+                #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent(relative).path),
+                        "\(document) links to \(target), which is not there")
+                if parts.count == 2, relative.hasSuffix(".md") {
+                    let headings = try ProtocolDocumentationTests.read(relative).split(separator: "\n")
+                        .filter { $0.hasPrefix("#") }.map { Self.anchor($0.drop { $0 == "#" }.trimmingCharacters(in: .whitespaces)) }
+                    #expect(headings.contains(parts[1]), "\(document) links to \(target): \(relative) has no such heading")
+                }
+                checked += 1
+            }
+        }
+        #expect(checked > 20)
     }
 }

@@ -60,6 +60,33 @@ import Testing
         #expect(String(decoding: oneLine, as: UTF8.self) == "PRIORITY=6\nSYSLOG_IDENTIFIER=clickaway\nMESSAGE=running\n")
     }
 
+    /// Metadata keys become fields journald keeps: `A-Z0-9_`, not starting with `_` or a digit,
+    /// at most 64 characters, and none of the names journald gives a meaning.
+    @Test func metadataKeysAreValidJournalFieldNames() {
+        #expect(LogOutput.journalFieldName("popup") == "CLICKAWAY_POPUP")
+        #expect(LogOutput.journalFieldName("grace-ms") == "CLICKAWAY_GRACE_MS")
+        #expect(LogOutput.journalFieldName("_pid") == "CLICKAWAY__PID")
+        #expect(LogOutput.journalFieldName("2x") == "CLICKAWAY_2X")
+        #expect(LogOutput.journalFieldName("é") == "CLICKAWAY___")
+        #expect(LogOutput.journalFieldName("message") != "MESSAGE")
+        #expect(LogOutput.journalFieldName(String(repeating: "k", count: 100)).count == 64)
+        for key in ["popup", "Window ID", "x.y", "", "ü-1", String(repeating: "a", count: 70)] {
+            let name = LogOutput.journalFieldName(key)
+            #expect(name.utf8.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "_") },
+                    "\(name)")
+            #expect(!name.hasPrefix("_") && !(name.first?.isNumber ?? true) && name.count <= 64, "\(name)")
+        }
+    }
+
+    @Test func theNativeDatagramCarriesTheMetadataAsFields() throws {
+        let bytes = LogOutput.journalDatagram(level: .info, message: "dismissed popups=a,b",
+                                              metadata: ["popups": "a,b", "x": "12", "note": "two\nlines"])
+        #expect(try journalFields(bytes) == [
+            "PRIORITY": "6", "SYSLOG_IDENTIFIER": "clickaway", "MESSAGE": "dismissed popups=a,b",
+            "CLICKAWAY_POPUPS": "a,b", "CLICKAWAY_X": "12", "CLICKAWAY_NOTE": "two\nlines",
+        ])
+    }
+
     @Test func journalStreamMustNameThisVeryFile() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("clickaway-journal-\(UUID().uuidString)").path
         let file = try FileDescriptor.open(path, .writeOnly, options: [.create, .truncate], permissions: .ownerReadWrite)
@@ -89,6 +116,7 @@ import Testing
         let note = try #require(try socket.next(within: .seconds(5)), "no second datagram arrived")
         #expect(try journalFields(note.bytes)["MESSAGE"] == "a note file=x.toml")
         #expect(try journalFields(note.bytes)["PRIORITY"] == "6")
+        #expect(try journalFields(note.bytes)["CLICKAWAY_FILE"] == "x.toml", "the metadata as a field of its own")
         #expect(try Self.drain(pipe) == "", "nothing on the stream while the socket takes the records")
     }
 

@@ -45,6 +45,9 @@ class DaemonRun {
         env["XDG_RUNTIME_DIR"] = runtimeDirectory.path
         env["XDG_CONFIG_HOME"] = directory.path
         env["XDG_STATE_HOME"] = directory.appendingPathComponent("state").path
+        // No session bus: a rejected configuration must not reach the desktop of whoever runs
+        // the tests (DesktopNotificationTests gives the daemon a bus of its own).
+        env["DBUS_SESSION_BUS_ADDRESS"] = nil
         return env
     }
 

@@ -47,6 +47,13 @@ struct InstallTests {
         #expect(fm.fileExists(atPath: "\(prefix)/share/doc/clickaway/README.md"))
         #expect(fm.contentsEqual(atPath: "\(prefix)/share/doc/clickaway/LICENSE", andPath: Self.packageRoot.appendingPathComponent("LICENSE").path),
                 "make install did not install the licence beside the README")
+        // The README's links into docs/ lead somewhere where it is installed too.
+        let readme = try String(contentsOfFile: "\(prefix)/share/doc/clickaway/README.md", encoding: .utf8)
+        let linked = Set(readme.matches(of: /\]\((docs\/[^)#]+)/).map { String($0.output.1) })
+        #expect(linked.contains("docs/wayland.md") && linked.contains("docs/example.svg"), "\(linked)")
+        for path in linked {
+            #expect(fm.fileExists(atPath: "\(prefix)/share/doc/clickaway/\(path)"), "the README links to \(path), which make install did not install")
+        }
 
         let recipes = try fm.contentsOfDirectory(atPath: Self.packageRoot.appendingPathComponent("config/recipes").path)
             .filter { $0.hasSuffix(".toml") || $0.hasSuffix(".sh") }

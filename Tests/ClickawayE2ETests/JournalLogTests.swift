@@ -56,7 +56,11 @@ struct JournalLogTests {
         let message = entries.first { $0["PRIORITY"] == "3" && $0["MESSAGE"]?.contains("did you mean") == true }?["MESSAGE"] ?? ""
         Self.expectOneErrorEntry(message, f)
         #expect(message.split(separator: "\n").count >= 3, "the diagnostic's lines are kept: \(message)")
-        #expect(entries.contains { $0["PRIORITY"] == "6" && $0["MESSAGE"]?.hasPrefix("running") == true }, "\(entries)")
+        let running = entries.first { $0["PRIORITY"] == "6" && $0["MESSAGE"]?.hasPrefix("running") == true }
+        #expect(running != nil, "\(entries)")
+        // The record's metadata, as fields `journalctl CLICKAWAY_BACKEND=x11-grab` finds.
+        #expect(running?["CLICKAWAY_POPUPS"] == "0" && running?["CLICKAWAY_BACKEND"] != nil
+                && running?["CLICKAWAY_CONTROL"]?.hasSuffix("ctl.sock") == true, "\(running ?? [:])")
         #expect(f.log.isEmpty, "nothing on stderr while the socket takes the records: \(f.log)")
     }
 

@@ -14,7 +14,9 @@ public import SystemPackage
 /// and no timestamp (the journal has its own):
 /// - sent to the journal's native socket (/run/systemd/journal/socket) as one datagram with
 ///   PRIORITY, SYSLOG_IDENTIFIER=clickaway and MESSAGE, a multi-line MESSAGE in the protocol's
-///   length-prefixed form, so a diagnostic with its carets stays one entry, lines intact;
+///   length-prefixed form, so a diagnostic with its carets stays one entry, lines intact, and
+///   each metadata key as a field of its own (`popup` as CLICKAWAY_POPUP, see `journalFieldName`),
+///   so that `journalctl CLICKAWAY_POPUP=calendar` finds a popup's entries;
 /// - when that socket cannot take it (not there, full, too long), written to stderr as one line
 ///   with sd-daemon(3)'s `<N>` prefix, each newline in the message shown as ` ⏎ ` so that the
 ///   stream does not cut it into several entries.
@@ -70,7 +72,8 @@ public final class LogOutput: @unchecked Sendable {
             let text = Self.journalMessage(metadata: metadata, message: message)
             if let journal {
                 do {
-                    try journal.socket.sendDatagram(Self.journalDatagram(level: level, message: text), to: journal.address)
+                    try journal.socket.sendDatagram(Self.journalDatagram(level: level, message: text, metadata: metadata),
+                                                    to: journal.address)
                     return
                 } catch {
                     // Not there, or cannot take it now: the stream below is the journal too.
@@ -143,9 +146,29 @@ public final class LogOutput: @unchecked Sendable {
         return line + "\n"
     }
 
+    /// What a metadata key is called as a journal field. journald takes only names of
+    /// `A-Z`, `0-9` and `_`, not starting with `_` (trusted fields) or a digit, at most 64
+    /// characters, and drops an entry's invalid fields (`journal_field_valid()`). The prefix
+    /// keeps clear of the fields journald and journalctl give a meaning (MESSAGE, PRIORITY,
+    /// ERRNO, CODE_FILE, ...): `popup` is CLICKAWAY_POPUP, `grace-ms` CLICKAWAY_GRACE_MS.
+    public static func journalFieldName(_ key: String) -> String {
+        let prefix = "CLICKAWAY_"
+        var name = prefix
+        for byte in key.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): name.append(Character(Unicode.Scalar(byte - 32)))
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): name.append(Character(Unicode.Scalar(byte)))
+            default: name.append("_")
+            }
+        }
+        return String(name.prefix(64))
+    }
+
     /// One datagram of the journal's native protocol: KEY=value lines, a value with a newline
     /// as KEY, a newline, its length as a little-endian 64-bit number, the value and a newline.
-    public static func journalDatagram(level: Logger.Level, message: String, identifier: String = "clickaway") -> [UInt8] {
+    /// Each metadata entry is a field of its own too, named by `journalFieldName`, in key order.
+    public static func journalDatagram(level: Logger.Level, message: String, metadata: Logger.Metadata? = nil,
+                                       identifier: String = "clickaway") -> [UInt8] {
         var bytes: [UInt8] = []
         func field(_ key: String, _ value: String) {
             let utf8 = Array(value.utf8)
@@ -162,6 +185,7 @@ public final class LogOutput: @unchecked Sendable {
         field("PRIORITY", "\(priority(level))")
         field("SYSLOG_IDENTIFIER", identifier)
         field("MESSAGE", message)
+        for (key, value) in (metadata ?? [:]).sorted(by: { $0.key < $1.key }) { field(journalFieldName(key), "\(value)") }
         return bytes
     }
 

@@ -362,7 +362,7 @@ public final class WaylandDisplay: Display {
             if replayer == nil, p.outsideClick == .replay {
                 sentences.append("popup \"\(p.name)\" has outside_click = \"replay\", but the compositor offers neither "
                                  + "zwlr_virtual_pointer_manager_v1 nor org_kde_kwin_fake_input (KWin offers it only to "
-                                 + "programs it trusts: see the README): its outside clicks are swallowed")
+                                 + "programs it trusts: see docs/wayland.md): its outside clicks are swallowed")
             }
         }
         return sentences

@@ -1,4 +1,5 @@
-import ClickawayConfig
+@testable import ClickawayConfig
+import ClickawayCore
 import Foundation
 import ProcessSupport
 import Testing
@@ -6,7 +7,8 @@ import XTestHarness
 
 /// The man pages: clickaway(1) and clickawayctl(1) are written by the programs from their
 /// command definitions (`--generate-manual`), as `make install` does; clickaway.toml(5) is written by
-/// hand in man/ and kept to the README's configuration reference and to the loader.
+/// hand in man/ and kept to the loader's key lists (here) and to PopupFields and SettingFields
+/// (PopupFieldTableTests).
 @Suite("Man pages")
 struct ManualPageTests {
     @Test func configurationPageRendersWithoutWarnings() throws {
@@ -87,19 +89,24 @@ struct ManualPageTests {
         }
     }
 
-    /// clickawayctl(1)'s EXIT STATUS has the codes the README's clickawayctl section gives,
-    /// and its JSON OUTPUT the formats of hit, status, wait, pick and monitor.
+    /// clickawayctl(1)'s EXIT STATUS has the codes clickawayctl exits with: every `ExitCode(N)`
+    /// its sources throw, `wait`'s (WaitStatus: 3, and 128 + SIGINT or SIGTERM), the command
+    /// line's 64 and success; and its JSON OUTPUT the formats of hit, status, wait, pick and monitor.
     @Test func clickawayctlPageHasEveryExitStatusAndJSONFormat() throws {
         let run = try CommandRun.run([DaemonFixture.buildDirectory.appendingPathComponent("clickawayctl").path, "--generate-manual"])
         let source = run.stdout
         let exitStatus = try #require(source.components(separatedBy: "\n.Sh EXIT STATUS\n").last?.components(separatedBy: "\n.Sh ").first)
         let documented = Set(exitStatus.split(separator: "\n").filter { $0.hasPrefix(".It ") }.map { String($0.dropFirst(4)) })
-        let readme = try Repository.text("README.md")
-        let paragraph = try #require(readme.components(separatedBy: "\n\n").first { $0.hasPrefix("Exit status: **0**") },
-                                     "the README has no clickawayctl exit status paragraph")
-        let written = Set(paragraph.matches(of: /\*\*(\d+)\*\*/).map { String($0.output.1) })
-        #expect(written.isSuperset(of: ["0", "1", "2", "3", "64"]), "README's exit statuses: \(written)")
-        #expect(documented == written, "clickawayctl.1's EXIT STATUS \(documented.sorted()) and the README's \(written.sorted()) differ")
+        let directory = Repository.file("Sources/clickawayctl")
+        var thrown: Set<String> = []
+        for file in try FileManager.default.contentsOfDirectory(atPath: directory.path) where file.hasSuffix(".swift") {
+            let code = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+            thrown.formUnion(code.matches(of: /ExitCode\((\d+)\)/).map { String($0.output.1) })
+            if let gone = code.firstMatch(of: /static let gone: Int32 = (\d+)/) { thrown.insert(String(gone.output.1)) }
+        }
+        #expect(thrown.isSuperset(of: ["1", "2", "3"]), "the scan of Sources/clickawayctl found \(thrown.sorted())")
+        let exits = thrown.union(["0", "64", "\(128 + SIGINT)", "\(128 + SIGTERM)"])
+        #expect(documented == exits, "clickawayctl.1's EXIT STATUS \(documented.sorted()) and the codes clickawayctl exits with \(exits.sorted()) differ")
         let json = try #require(source.components(separatedBy: "\n.Sh JSON OUTPUT\n").last?.components(separatedBy: "\n.Sh ").first)
         for format in ["check --json", "reload --json", "hit --json", "status --json", "wait --json", "pick --json"] {
             #expect(json.contains(".It Ic \(format)\n"), "clickawayctl.1's JSON OUTPUT lacks \(format)")
@@ -121,10 +128,10 @@ struct ManualPageTests {
         #expect(lint.status != 0 && !lint.output.isEmpty, "mandoc -Tlint said nothing about a page with an unknown macro and an unclosed list")
     }
 
-    /// The keys clickaway.toml(5) documents, table by table, are the README's, and the loader
+    /// The keys clickaway.toml(5) documents, table by table, are the loader's, and the loader
     /// takes each of them in its table; a key it does not know draws "unknown key", so the
     /// check can fail.
-    @Test func configurationPageHasTheKeysOfTheREADMEAndTheLoaderTakesThem() throws {
+    @Test func configurationPageHasTheKeysOfTheLoaderAndTheLoaderTakesThem() throws {
         let page = try Repository.text("man/clickaway.toml.5")
         var manKeys: [String: Set<String>] = [:]
         var section = ""
@@ -137,18 +144,13 @@ struct ManualPageTests {
         let defaults = manKeys["DEFAULTS"] ?? []
         #expect(defaults.contains("grace_ms") && (manKeys["POPUPS"] ?? []).contains("anchors"), "no keys found in clickaway.toml.5")
 
-        // The README's reference tables: the first cell of each row names the keys.
-        let readme = try Repository.text("README.md")
-        for (heading, manSection) in [("### `[settings]`", "SETTINGS"), ("### `[defaults]`", "DEFAULTS"),
-                                      ("### `[[popup]]`", "POPUPS"), ("### `[[popup.region]]`", "REGIONS")] {
-            let tableKeys = readmeTableKeys(readme, after: heading)
-            #expect(!tableKeys.isEmpty, "no table after \(heading) in README.md")
-            // Nesting is the README heading's "(and `[[popup.region.region]]`)", not a table row.
+        // Both ways: every key the loader takes is documented in its section, and no other.
+        for (manSection, loaderKeys) in [("SETTINGS", Schema.settingsKeys), ("DEFAULTS", Schema.inheritedKeys),
+                                         ("POPUPS", Schema.popupKeys), ("REGIONS", Schema.regionKeys),
+                                         ("EXCLUSIONS", Schema.areaKeys), ("WINDOW MATCH", Schema.windowKeys)] {
             let documented = (manKeys[manSection] ?? []).union(manSection == "POPUPS" ? defaults : [])
-                .subtracting(manSection == "REGIONS" ? ["region"] : [])
-            let written = Set(tableKeys.map { $0 == "[[popup.region]]" ? "region" : $0 })
-            #expect(written == documented,
-                    "README \(heading) and clickaway.toml.5 \(manSection) differ: README only \(written.subtracting(documented)), man only \(documented.subtracting(written))")
+            #expect(documented == Set(loaderKeys),
+                    "clickaway.toml.5 \(manSection) and the loader differ: man only \(documented.subtracting(loaderKeys)), loader only \(Set(loaderKeys).subtracting(documented))")
         }
 
         // Each table with what it needs around a key; a key the table already has is tried as it is.
@@ -188,25 +190,6 @@ struct ManualPageTests {
         }
     }
 
-    /// The backticked names in the first column of the table that follows `heading`.
-    private func readmeTableKeys(_ readme: String, after heading: String) -> [String] {
-        guard let start = readme.range(of: heading) else { return [] }
-        var keys: [String] = []
-        var inTable = false
-        for line in readme[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false).dropFirst() {
-            if line.hasPrefix("#") { break }
-            guard line.hasPrefix("|") else {
-                if inTable { break }
-                continue
-            }
-            inTable = true
-            let firstCell = line.split(separator: "|").first ?? ""
-            guard !firstCell.contains("---"), !firstCell.contains("key") || firstCell.contains("`") else { continue }
-            keys += firstCell.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
-        }
-        return keys
-    }
-
     /// groff with every warning, mandoc's linter from warnings up, and man.
     private func expectRendersCleanly(_ path: String) throws {
         let rendered = try CommandRun.run(["groff", "-ww", "-z", "-mandoc", path])
@@ -216,5 +199,36 @@ struct ManualPageTests {
         let man = try CommandRun.run(["man", "--warnings", "-l", path], environment: ["MANWIDTH": "80", "MANPAGER": "cat", "PAGER": "cat"])
         #expect(man.status == 0 && man.stderr.isEmpty, "man --warnings -l \(path):\n\(man.stderr)")
         #expect(man.stdout.count > 500, "man -l \(path) printed almost nothing:\n\(man.stdout)")
+    }
+}
+
+/// What the README and docs/ tell a reader to type exists: every `clickawayctl COMMAND` is a
+/// command clickawayctl(1) describes, and every `clickaway --OPTION` an option of clickaway(1).
+@Suite("The README and docs/ against the programs")
+struct DocumentedCommandTests {
+    @Test func everyCommandAndOptionNamedExists() throws {
+        let built = DaemonFixture.buildDirectory
+        let ctlPage = try CommandRun.run([built.appendingPathComponent("clickawayctl").path, "--generate-manual"]).stdout
+        let daemonPage = try CommandRun.run([built.appendingPathComponent("clickaway").path, "--generate-manual"]).stdout
+        let commands = Set(ctlPage.matches(of: /\n\.It Em ([a-z]+)\n/).map { String($0.output.1) })
+        #expect(commands.isSuperset(of: ["check", "status", "hit", "pick", "wait", "show"]), "\(commands)")
+        let docs = try FileManager.default.contentsOfDirectory(atPath: Repository.file("docs").path)
+            .filter { $0.hasSuffix(".md") }.map { "docs/\($0)" }
+        var named: Set<String> = [], options: Set<String> = []
+        for document in ["README.md"] + docs {
+            let text = try Repository.text(document)
+            // As typed: in code (after a backtick, at a line's start in a block, after exec), not in prose.
+            for match in text.matches(of: /(?:`|\n *|exec |=|& |\| )clickawayctl ([a-z]+)\b/) {
+                named.insert(String(match.output.1))
+                #expect(commands.contains(String(match.output.1)), "\(document) names clickawayctl \(match.output.1), which clickawayctl(1) does not describe")
+            }
+            for match in text.matches(of: /\bclickaway (--[a-z-]+)/) {
+                options.insert(String(match.output.1))
+                let option = String(match.output.1.dropFirst(2))
+                #expect(daemonPage.contains("Fl -\(option)"), "\(document) names clickaway --\(option), which clickaway(1) does not describe")
+            }
+        }
+        #expect(named.isSuperset(of: ["status", "hit", "monitor", "pick", "reload", "open", "wait"]), "the scan found \(named.sorted())")
+        #expect(options.contains("--backend"), "the scan found \(options.sorted())")
     }
 }
