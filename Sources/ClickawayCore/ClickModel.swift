@@ -11,6 +11,11 @@ public final class ClickModel: Sendable {
     private let indexByName: [String: Int32]
     /// The window matches by the values they need: what `roles(for:)` looks through.
     private let matchIndex: WindowMatchIndex
+    /// Whether a window match names a title (exact or glob): X11 then follows titles. Found
+    /// with the model (on the loader's thread), not at each window or reload on the loop.
+    public let matchesTitles: Bool
+    /// The popups, anchors and exclusions that match by app_id, which only Wayland windows have.
+    public let appIdMatchUsers: [String]
 
     public struct Invalid: Error, Sendable {
         public let problems: [ModelProblem]
@@ -45,6 +50,16 @@ public final class ClickModel: Sendable {
         }
         regions = RegionTable(popups: popups)
         matchIndex = WindowMatchIndex(popups: popups, exclusions: exclusions)
+        matchesTitles = Self.anyWindowMatch(popups: popups, exclusions: exclusions) { $0.title != nil || $0.titleGlob != nil }
+        appIdMatchUsers = Self.windowMatchUsers(popups: popups, exclusions: exclusions) { $0.appId != nil }
+    }
+
+    private static func anyWindowMatch(popups: [PopupSpec], exclusions: [ExclusionSpec], _ test: (WindowMatch) -> Bool) -> Bool {
+        for p in popups {
+            if case .window(let m) = p.source, test(m) { return true }
+            for case .window(let m) in p.anchors where test(m) { return true }
+        }
+        return exclusions.contains { if case .window(let m) = $0.source { test(m) } else { false } }
     }
 
     public func popupIndex(named name: String) -> Int32? { indexByName[name] }

@@ -432,11 +432,8 @@ public final class Daemon {
             spec.source = .window(WindowMatch(pid: pid))
             place = .pid(pid, deadline: .inMilliseconds(timeoutMs), timeoutMs: timeoutMs)
         }
-        do {
-            _ = try model.adding([spec])
-        } catch {
-            throw Refusal(error.problems.map { "\($0)" }.joined(separator: "; "))
-        }
+        let problems = ModelValidator.problems(adding: [spec], to: model)
+        guard problems.isEmpty else { throw Refusal(problems.map { "\($0)" }.joined(separator: "; ")) }
         if waiting && !control.hold(origin.connection) {
             throw Refusal("\(ControlServer.maxHolders) clickawayctl wait are waiting already; end one first")
         }
@@ -538,6 +535,8 @@ public final class Daemon {
     /// A new model for the engine (the click in progress goes on), the `rect` popups and the
     /// display's windows. Part of `settle()`.
     private func rebuildModel(lookingAt lookup: WindowLookup) {
+        let replaced = model
+        defer { reloading.retire(replaced) }
         model = combinedModel()
         engine = DecisionEngine(model: model, continuing: engine)
         rects.keep(in: model)
@@ -701,6 +700,10 @@ public final class Daemon {
             commands.notifyRejected("\(error)", running: running, enabled: config.model.settings.notify)
             return
         }
+        let started = MonotonicClock.microseconds()
+        // The last references to the replaced configuration go to the loader's thread.
+        let replaced = (config, model)
+        defer { reloading.retire(replaced) }
         config = fresh
         rejected = nil
         // The file was fixed: its rejection is no error any more.
@@ -720,7 +723,10 @@ public final class Daemon {
         // Monitors hear what closed before they hear of the reload.
         unsettled = true
         settle()
-        logger.info("configuration reloaded (\(cause))", metadata: ["popups": "\(fresh.popupCount)"])
+        // How long the swap kept the loop (bench/reload reads it).
+        logger.info("configuration reloaded (\(cause))", metadata: [
+            "popups": "\(fresh.popupCount)", "microseconds": "\(MonotonicClock.microseconds() - started)",
+        ])
         for note in fresh.notes { logger.notice("\(note)") }
         noteUnavailableSources()
         monitor.send(.reloaded(cause: cause, popups: fresh.popupCount, files: fresh.files))

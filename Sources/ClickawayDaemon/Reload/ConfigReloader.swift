@@ -37,7 +37,7 @@ final class ConfigReloader: Sendable {
     /// The worker writes a byte to `done` with each outcome, and sleeps reading `wake` until there is a job.
     private let done: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
     private let wake: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
-    private let slot = Mutex<(job: Job?, outcome: Outcome?)>((nil, nil))
+    private let slot = Mutex<(job: Job?, outcome: Outcome?, retired: [any Sendable])>((nil, nil, []))
 
     /// nil if the thread cannot be started (then the loop loads by itself).
     init?() {
@@ -72,6 +72,13 @@ final class ConfigReloader: Sendable {
         Self.signal(wake.writeEnd)
     }
 
+    /// Hands over what the loop no longer uses (a replaced configuration), to be freed here:
+    /// freeing 66,000 popups takes the time of a few hundred clicks.
+    func retire(_ value: any Sendable) {
+        slot.withLock { $0.retired.append(value) }
+        Self.signal(wake.writeEnd)
+    }
+
     /// The outcome of the job started last, once `descriptor` is readable.
     func takeOutcome() -> Outcome? {
         var buffer: [UInt8] = []
@@ -89,10 +96,11 @@ final class ConfigReloader: Sendable {
         while true {
             var byte: [UInt8] = []
             guard (try? wake.readEnd.readAvailable(appendingTo: &byte, chunk: 1)) == 1 else { continue }
-            let job: Job? = slot.withLock { state in
-                defer { state.job = nil }
-                return state.job
+            var (job, retired): (Job?, [any Sendable]) = slot.withLock { state in
+                defer { (state.job, state.retired) = (nil, []) }
+                return (state.job, state.retired)
             }
+            retired.removeAll()
             guard let job else { continue }
             let outcome = Self.perform(job)
             slot.withLock { $0.outcome = outcome }

@@ -66,6 +66,11 @@ final class Reloading {
     }
 
     /// After one finished: the reload asked for meanwhile, if any.
+    /// Frees `value` off the loop, on the loader's thread (on the loop when there is none).
+    func retire(_ value: any Sendable) {
+        reloader?.retire(value)
+    }
+
     func startNext(reloading: (String) -> Void) -> Finished? {
         guard let queued = next else { return nil }
         next = nil

@@ -201,9 +201,8 @@ final class WindowTracker {
     }
 
     private static func matchedAtoms(for model: ClickModel, atoms: StandardAtoms) -> [Atom] {
-        let byTitle = model.windowMatches.contains { $0.title != nil || $0.titleGlob != nil }
-        return [StandardAtoms.wmClass, atoms.netWMWindowType, atoms.netWMPid, StandardAtoms.wmTransientFor]
-            + (byTitle ? [StandardAtoms.wmName, atoms.netWMName] : [])
+        [StandardAtoms.wmClass, atoms.netWMWindowType, atoms.netWMPid, StandardAtoms.wmTransientFor]
+            + (model.matchesTitles ? [StandardAtoms.wmName, atoms.netWMName] : [])
     }
 
     /// The client window a runtime popup given `window` is: the client of the viewable

@@ -431,7 +431,7 @@ public final class X11Display: Display {
     public var windowsUnavailable: String? { nil }
 
     public func unavailableSources(in model: ClickModel) -> [String] {
-        model.windowMatchUsers { $0.appId != nil }.map {
+        model.appIdMatchUsers.map {
             "\($0) matches by app_id, which only Wayland windows have: it never matches on the X server \(x.display) "
                 + "(X windows are matched by class, instance, title and type)"
         }

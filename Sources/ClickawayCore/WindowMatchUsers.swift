@@ -1,9 +1,11 @@
-internal import ClickawayCore
-
 extension ClickModel {
     /// The popups, anchors and exclusions whose window match satisfies `test`, as a user
     /// finds them in the configuration: `popup "menu"`, `an anchor of popup "menu"`, `exclude #2`.
-    func windowMatchUsers(where test: (WindowMatch) -> Bool) -> [String] {
+    public func windowMatchUsers(where test: (WindowMatch) -> Bool) -> [String] {
+        Self.windowMatchUsers(popups: popups, exclusions: exclusions, where: test)
+    }
+
+    static func windowMatchUsers(popups: [PopupSpec], exclusions: [ExclusionSpec], where test: (WindowMatch) -> Bool) -> [String] {
         var users: [String] = []
         for p in popups {
             if case .window(let m) = p.source, test(m) { users.append("popup \"\(p.name)\"") }
