@@ -45,9 +45,17 @@ public final class Daemon {
     private var lastErrorIsRejection = false
     /// Popup sources the display cannot provide, said at every load.
     private var unavailableSources: [String] = []
-    /// The runtime popups changed since the model was built: rebuild it, the display
-    /// looking at these windows anew.
+    /// The runtime popups changed since the model in use was built: a new one is built off
+    /// the loop (`ConfigReloader.Build`), and the display looks at these windows anew when
+    /// it is swapped in.
     private var staleModel: WindowLookup?
+    /// Counts the changes of the runtime popups: a model built for an older count is dropped.
+    private var modelVersion = 0
+    /// Whether a model is being built.
+    private var building = false
+    /// Popups of the model in use whose runtime popup ended: left out of the engine until a
+    /// model without them is swapped in.
+    private var endedPopups: Set<Int32> = []
     /// Runtime `rect` popups registered since: open once the model has them.
     private var rectsOpening: [String] = []
     /// Something changed that the engine, the interception or the monitors must follow.
@@ -144,7 +152,8 @@ public final class Daemon {
         display.register(with: loop)
         loop.watch(Signals.pipe.read) { _ in Signals.drain() }
         reloading.register(with: loop, changed: { [unowned self] in requestReload(because: "a configuration file changed") },
-                           finished: { [unowned self] in finishReload($0) })
+                           finished: { [unowned self] in finishReload($0) },
+                           built: { [unowned self] in modelBuilt($0) })
         loop.schedule({ [unowned self] in commands.nextSlowCheck }) { [unowned self] now in commands.reportSlow(now: now) }
         loop.schedule({ [unowned self] in display.windows.closing.nextDeadline.map(Deadline.init(milliseconds:)) }) { [unowned self] now in
             expireClosing(now: now)
@@ -283,22 +292,27 @@ public final class Daemon {
 
     // MARK: - State
 
-    /// Brings the model in line with the runtime popups, the runtime popups with the windows,
-    /// the engine and the interception with both, and tells monitors what opened and closed.
-    /// The end of every handler; never between a press and its answer. Each pass that finds
-    /// the model stale again resolves or removes a runtime popup, so the passes end.
+    /// Brings the runtime popups in line with the windows, asks for a model with the runtime
+    /// popups as they are now, brings the engine and the interception in line, and tells
+    /// monitors what opened and closed. The end of every handler; never between a press and
+    /// its answer. Without a loader thread a model is swapped in at once, and the runtime
+    /// popups are looked at again; each such pass resolves or removes one, so they end.
     private func settle() {
-        guard unsettled || staleModel != nil else { return }
+        guard unsettled || (staleModel != nil && !building) else { return }
+        var swapped: Bool
         repeat {
-            if let lookup = staleModel {
-                staleModel = nil
-                rebuildModel(lookingAt: lookup)
-            }
             settleRuntimeWindows()
-        } while staleModel != nil
+            swapped = staleModel != nil && !building && buildModel()
+        } while swapped
         unsettled = false
-        engine.setOpen(display.windows.openInstances() + rects.instances(model, outputs: engine.outputs))
-        engine.setWindowAreas(display.windows.windowAreas())
+        engine.setOpen((display.windows.openInstances() + rects.instances(model, outputs: engine.outputs))
+            .filter { !endedPopups.contains($0.popup) })
+        engine.setWindowAreas(display.windows.windowAreas().filter { area in
+            switch area.kind {
+            case .anchor(let popup), .member(_, let popup, _): !endedPopups.contains(popup)
+            case .exclusion: true
+            }
+        })
         for notice in display.intercept(engine) {
             switch notice {
             case .refused(let refusal):
@@ -400,8 +414,8 @@ public final class Daemon {
     // MARK: - Runtime popups
 
     /// `add` and `wait`: a popup from a script, checked like a configured one, placed after
-    /// the configured popups in the model. Answered at once, or for a process's window once
-    /// it is there (`.null` until then). Runs between clicks: the model is rebuilt here.
+    /// the configured popups in the model. Answered once a model with it is swapped in (built
+    /// off the loop), and for a process once its window is there.
     private func register(_ request: RuntimePopupRequest, _ origin: ControlServer.Request, waiting: Bool) throws(Refusal) -> JSON {
         let started = MonotonicClock.microseconds()
         guard runtime.count < RuntimePopups.limit else {
@@ -432,14 +446,12 @@ public final class Daemon {
             spec.source = .window(WindowMatch(pid: pid))
             place = .pid(pid, deadline: .inMilliseconds(timeoutMs), timeoutMs: timeoutMs)
         }
-        let problems = ModelValidator.problems(adding: [spec], to: model)
+        let problems = ModelValidator.problems(adding: pendingSpecs + [spec], to: model)
         guard problems.isEmpty else { throw Refusal(problems.map { "\($0)" }.joined(separator: "; ")) }
         if waiting && !control.hold(origin.connection) {
             throw Refusal("\(ControlServer.maxHolders) clickawayctl wait are waiting already; end one first")
         }
-        var entry = RuntimePopups.Entry(spec: spec, place: place, owner: waiting ? origin.connection : nil, unanswered: nil)
-        if case .pid = place { entry.unanswered = origin }
-        runtime.append(entry)
+        runtime.append(RuntimePopups.Entry(spec: spec, place: place, owner: waiting ? origin.connection : nil, unanswered: origin))
         switch place {
         case .rect:
             rectsOpening.append(spec.name)
@@ -452,41 +464,33 @@ public final class Daemon {
         logger.info("runtime popup registered", metadata: [
             "popup": "\(spec.name)", "place": "\(place)", "microseconds": "\(MonotonicClock.microseconds() - started)",
         ])
-        switch place {
-        case .rect:
-            return RuntimePopupReply(popup: spec.name, window: nil).json
-        case .window(let window):
-            guard runtime.contains(spec.name), display.windows.isPresent(window) else {
-                // Unmapped while it was being registered: its `wait` (if any) has heard so.
-                removeRuntime([spec.name], .waitEnded)
-                guard waiting else { throw Refusal("window \(display.windows.describe(window)) went away while it was being registered") }
-                return .null
-            }
-            return RuntimePopupReply(popup: spec.name, window: display.windows.describe(window)).json
-        case .pid:
-            // Answered by `settleRuntimeWindows` when the window is there (maybe already).
-            return .null
-        }
+        // Answered by `answerRegistered` or `settleRuntimeWindows`.
+        return .null
     }
+
+    /// The runtime popups not in the model in use yet.
+    private var pendingSpecs: [PopupSpec] { runtime.specs.filter { model.popupIndex(named: $0.name) == nil } }
 
     /// The popup a request describes: `like`'s keys (else `[defaults]`), then the request's.
     private func runtimeSpec(_ request: RuntimePopupRequest) throws(Refusal) -> PopupSpec {
-        let name = request.name ?? runtime.freshName { model.popupIndex(named: $0) != nil }
-        if model.popupIndex(named: name) != nil {
-            throw Refusal("there is a \(runtime.contains(name) ? "runtime" : "configured") popup named \"\(name)\" already")
+        let taken = { [self] (name: String) in model.popupIndex(named: name) != nil || runtime.contains(name) }
+        let name = request.name ?? runtime.freshName(taken: taken)
+        if taken(name) {
+            let kind = config.model.popupIndex(named: name) != nil ? "configured" : runtime.contains(name) ? "runtime" : "runtime (going away now)"
+            throw Refusal("there is a \(kind) popup named \"\(name)\" already")
         }
         var spec: PopupSpec
         if let like = request.like {
-            guard let template = model.popupIndex(named: like) else {
+            guard let template = popupSpec(named: like) else {
                 throw Refusal("no popup named \"\(like)\" to take as a template" + suggestion(like, model.popups.map(\.name)))
             }
-            spec = model.popups[Int(template)]
+            spec = template
             spec.name = name
         } else {
             spec = config.withDefaults(PopupSpec(name: name, source: .rect(Rect(x: 0, y: 0, width: 0, height: 0), output: nil)))
         }
         if let parent = request.parent {
-            guard model.popupIndex(named: parent) != nil else {
+            guard popupSpec(named: parent) != nil else {
                 throw Refusal("no popup named \"\(parent)\" to nest in" + suggestion(parent, model.popups.map(\.name)))
             }
             spec.parent = parent
@@ -499,6 +503,13 @@ public final class Daemon {
         spec.escape = request.escape ?? spec.escape
         spec.dismiss = request.dismiss ?? spec.dismiss
         return spec
+    }
+
+    /// A popup of the configuration or a runtime one, in the model or not yet.
+    private func popupSpec(named name: String) -> PopupSpec? {
+        if let entry = runtime.entry(named: name) { return entry.spec }
+        guard config.model.popupIndex(named: name) != nil, let index = model.popupIndex(named: name) else { return nil }
+        return model.popups[Int(index)]
     }
 
     /// Handles everything the display sent before now, so that a window mapped just before the
@@ -521,9 +532,12 @@ public final class Daemon {
         }
     }
 
-    /// The runtime popups changed: the model is rebuilt at the next `settle()`, the display
-    /// looking at `lookup`'s windows anew (together with any change not settled yet).
+    /// The runtime popups changed: a model with them as they are now is built at the next
+    /// `settle()`, and the display looks at `lookup`'s windows anew when it is swapped in
+    /// (together with any change not swapped in yet).
     private func modelChanged(_ lookup: WindowLookup) {
+        modelVersion += 1
+        unsettled = true
         staleModel = switch (staleModel, lookup) {
         case (nil, _), (.none?, _): lookup
         case (let pending?, .none): pending
@@ -532,20 +546,84 @@ public final class Daemon {
         }
     }
 
+    /// Asks the loader's thread for the configured popups followed by the runtime ones. Part
+    /// of `settle()`; returns whether the model was swapped in at once (no loader thread).
+    private func buildModel() -> Bool {
+        building = true
+        guard let built = reloading.build(ConfigReloader.Build(base: config.model, added: runtime.specs, version: modelVersion)) else {
+            return false
+        }
+        return received(built)
+    }
+
+    /// The loader built a model: swapped in when the runtime popups are still those it was
+    /// built with, else built again.
+    private func modelBuilt(_ built: ConfigReloader.Built) {
+        _ = received(built)
+        settle()
+    }
+
+    /// Swaps a built model in if it is still wanted; returns whether it was.
+    private func received(_ built: ConfigReloader.Built) -> Bool {
+        building = false
+        guard built.version == modelVersion else { return false }
+        let lookup = staleModel ?? .none
+        staleModel = nil
+        switch built.model {
+        case .success(let fresh):
+            swapModel(fresh, lookingAt: lookup)
+        case .failure(let invalid):
+            // Each runtime popup was checked against the popups before it: cannot happen.
+            logger.error("runtime popups do not fit the configuration, removing them all: \(invalid.problems)")
+            for entry in runtime.removeAll() {
+                rects.forget(entry.name)
+                tellGone(entry, .gone(popup: entry.name, reason: .reload))
+            }
+            swapModel(config.model, lookingAt: lookup)
+        }
+        return true
+    }
+
     /// A new model for the engine (the click in progress goes on), the `rect` popups and the
-    /// display's windows. Part of `settle()`.
-    private func rebuildModel(lookingAt lookup: WindowLookup) {
+    /// display's windows; the registrations it completes are answered.
+    private func swapModel(_ fresh: ClickModel, lookingAt lookup: WindowLookup) {
         let replaced = model
         defer { reloading.retire(replaced) }
-        model = combinedModel()
+        model = fresh
+        endedPopups = []
         engine = DecisionEngine(model: model, continuing: engine)
         rects.keep(in: model)
+        openRegisteredRects()
+        display.popupsChanged(model, lookingAt: lookup)
+        answerRegistered()
+        unsettled = true
+    }
+
+    /// The runtime `rect` popups registered since the last model, open now that it has them.
+    private func openRegisteredRects() {
         for name in rectsOpening {
             _ = rects.set(name, open: { _ in true }, model: model, outputs: engine.outputs, now: display.now())
         }
         rectsOpening = []
-        display.popupsChanged(model, lookingAt: lookup)
-        unsettled = true
+    }
+
+    /// Answers the `add` and `wait` of the `rect` and window popups the model now has (a
+    /// process's popup is answered when its window is there, a window's that went away is
+    /// refused by `settleRuntimeWindows`).
+    private func answerRegistered() {
+        for entry in runtime.entries where entry.unanswered != nil && model.popupIndex(named: entry.name) != nil {
+            let window: String?
+            switch entry.place {
+            case .rect: window = nil
+            case .window(let id):
+                guard display.windows.isPresent(id) else { continue }
+                window = display.windows.describe(id)
+            case .pid: continue
+            }
+            if let request = runtime.answered(entry.name) {
+                control.reply(RuntimePopupReply(popup: entry.name, window: window).json.text, to: request)
+            }
+        }
     }
 
     /// Why runtime popups are removed, and so what their `wait` hears.
@@ -569,35 +647,47 @@ public final class Daemon {
     private func removeRuntime(_ names: Set<String>, _ end: RuntimeEnd) {
         guard !names.isEmpty else { return }
         for (entry, named) in runtime.remove(names) {
+            ended(entry)
             let outcome = named ? end.outcome(entry.name) : .gone(popup: entry.name, reason: .parentGone)
             logger.info("runtime popup removed", metadata: [
                 "popup": "\(entry.name)", "reason": "\(outcome?.json["reason"]?.stringValue ?? "its clickawayctl wait ended")",
             ])
             if let outcome { tellGone(entry, outcome) }
         }
+    }
+
+    /// A runtime popup removed: out of the engine now, out of the model once a new one is built.
+    private func ended(_ entry: RuntimePopups.Entry) {
+        if let index = model.popupIndex(named: entry.name) { endedPopups.insert(index) }
+        rectsOpening.removeAll { $0 == entry.name }
         modelChanged(.none)
     }
 
-    /// Tells the `wait` of a runtime popup how it ended, and an `add` still waiting for the
-    /// popup's window that it never came.
+    /// Tells the `wait` of a runtime popup how it ended, and an `add` not answered yet that it
+    /// never came to be.
     private func tellGone(_ entry: RuntimePopups.Entry, _ outcome: WaitOutcome) {
         if let request = entry.unanswered {
-            let refusal = Refusal("popup \"\(entry.name)\" went away (\(outcome.json["reason"]?.stringValue ?? "?")) before its window appeared")
+            let reason = outcome.json["reason"]?.stringValue ?? "?"
+            let refusal = switch entry.place {
+            case .pid: Refusal("popup \"\(entry.name)\" went away (\(reason)) before its window appeared")
+            case .window(let window): Refusal("window \(display.windows.describe(window)) went away while it was being registered")
+            case .rect: Refusal("popup \"\(entry.name)\" went away (\(reason)) while it was being registered")
+            }
             if let owner = entry.owner { control.finish(owner, with: refusal.json.text) } else { control.reply(refusal.json.text, to: request) }
             return
         }
         if let owner = entry.owner { control.finish(owner, with: outcome.json.text) }
     }
 
-    /// Part of `settle()`: a process's window that appeared becomes its popup's window (and
-    /// the request is answered); a runtime popup whose window is gone is removed, and so is a
-    /// `rect` one closed with its parent (`clickawayctl close PARENT`). Each marks the model
-    /// stale.
+    /// Part of `settle()`, for the runtime popups the model has: a process's window that
+    /// appeared becomes its popup's window (and the request is answered); a runtime popup
+    /// whose window is gone is removed, and so is a `rect` one closed with its parent
+    /// (`clickawayctl close PARENT`). Each marks the model stale.
     private func settleRuntimeWindows() {
         var gone: Set<String> = []
         var closed: Set<String> = []
         var resolved = false
-        for entry in runtime.entries {
+        for entry in runtime.entries where model.popupIndex(named: entry.name) != nil {
             switch entry.place {
             case .rect:
                 if !rects.isOpen(entry.name) { closed.insert(entry.name) }
@@ -624,6 +714,7 @@ public final class Daemon {
         let expired = runtime.expire(now: now)
         guard !expired.isEmpty else { return }
         for entry in expired {
+            ended(entry)
             guard case .pid(let pid, _, let timeoutMs) = entry.place else { continue }
             let alive = kill(pid, 0) == 0 || errno == EPERM
             let message = alive
@@ -638,7 +729,6 @@ public final class Daemon {
                 control.reply(refusal, to: request)
             }
         }
-        modelChanged(.none)
     }
 
     private func status() -> StatusReport {
@@ -714,11 +804,17 @@ public final class Daemon {
             rects.forget(entry.name)
             logger.warning("runtime popup \"\(entry.name)\" is removed: the new configuration has a popup of its name, or lacks one it refers to")
         }
+        // Every runtime popup is in the new model: a model being built for the old one is
+        // dropped when it comes.
         model = combinedModel()
+        modelVersion += 1
+        (staleModel, endedPopups) = (nil, [])
         // A click pressed before the reload is decided on its release by the new model.
         engine = DecisionEngine(model: model, continuing: engine)
         rects.keep(in: model)
+        openRegisteredRects()
         display.configurationReplaced(model, backend: backend)
+        answerRegistered()
         for entry in dropped { tellGone(entry, .gone(popup: entry.name, reason: .reload)) }
         // Monitors hear what closed before they hear of the reload.
         unsettled = true

@@ -29,7 +29,8 @@ struct RuntimePopups {
         var place: Place
         /// The `wait` connection the popup lives as long as, told how it went away.
         var owner: ControlServer.Connection?
-        /// The request answered once the process's window is there (`pid`).
+        /// The `add` or `wait` not answered yet: answered once the model has the popup, and
+        /// for a process once its window is there.
         var unanswered: ControlServer.Request?
 
         var name: String { spec.name }
@@ -62,6 +63,13 @@ struct RuntimePopups {
     }
 
     mutating func append(_ entry: Entry) { entries.append(entry) }
+
+    /// The request registering `name` is answered now: returns it, once.
+    mutating func answered(_ name: String) -> ControlServer.Request? {
+        guard let i = entries.firstIndex(where: { $0.name == name }) else { return nil }
+        defer { entries[i].unanswered = nil }
+        return entries[i].unanswered
+    }
 
     /// The process's window is there: the popup is that window from now on.
     mutating func resolve(_ name: String, to window: UInt32) -> Entry? {

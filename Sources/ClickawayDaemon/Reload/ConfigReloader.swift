@@ -1,4 +1,5 @@
 internal import ClickawayConfig
+internal import ClickawayCore
 internal import ClickawaySystem
 internal import Glibc
 internal import Synchronization
@@ -37,7 +38,22 @@ final class ConfigReloader: Sendable {
     /// The worker writes a byte to `done` with each outcome, and sleeps reading `wake` until there is a job.
     private let done: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
     private let wake: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
-    private let slot = Mutex<(job: Job?, outcome: Outcome?, retired: [any Sendable])>((nil, nil, []))
+    /// A model with runtime popups to build: the configured one and the popups added to it,
+    /// numbered so that the loop can tell a build it no longer needs.
+    struct Build: Sendable {
+        var base: ClickModel
+        var added: [PopupSpec]
+        var version: Int
+
+        func perform() -> Built { Built(model: Result { () throws(ClickModel.Invalid) in try base.adding(added) }, version: version) }
+    }
+
+    struct Built: Sendable {
+        var model: Result<ClickModel, ClickModel.Invalid>
+        var version: Int
+    }
+
+    private let slot = Mutex<(job: Job?, outcome: Outcome?, build: Build?, built: Built?, retired: [any Sendable])>((nil, nil, nil, nil, []))
 
     /// nil if the thread cannot be started (then the loop loads by itself).
     init?() {
@@ -72,6 +88,13 @@ final class ConfigReloader: Sendable {
         Self.signal(wake.writeEnd)
     }
 
+    /// Builds a model off the loop; `takeReady()` has it once `descriptor` is readable. A
+    /// build not started yet is replaced.
+    func start(_ build: Build) {
+        slot.withLock { $0.build = build }
+        Self.signal(wake.writeEnd)
+    }
+
     /// Hands over what the loop no longer uses (a replaced configuration), to be freed here:
     /// freeing 66,000 popups takes the time of a few hundred clicks.
     func retire(_ value: any Sendable) {
@@ -79,13 +102,14 @@ final class ConfigReloader: Sendable {
         Self.signal(wake.writeEnd)
     }
 
-    /// The outcome of the job started last, once `descriptor` is readable.
-    func takeOutcome() -> Outcome? {
+    /// What is ready once `descriptor` is readable: the model built last, and the outcome of
+    /// the load started last.
+    func takeReady() -> (built: Built?, outcome: Outcome?) {
         var buffer: [UInt8] = []
         while let n = try? done.readEnd.readAvailable(appendingTo: &buffer, chunk: 16), n > 0 { buffer.removeAll() }
         return slot.withLock { state in
-            defer { state.outcome = nil }
-            return state.outcome
+            defer { (state.built, state.outcome) = (nil, nil) }
+            return (state.built, state.outcome)
         }
     }
 
@@ -96,15 +120,21 @@ final class ConfigReloader: Sendable {
         while true {
             var byte: [UInt8] = []
             guard (try? wake.readEnd.readAvailable(appendingTo: &byte, chunk: 1)) == 1 else { continue }
-            var (job, retired): (Job?, [any Sendable]) = slot.withLock { state in
-                defer { (state.job, state.retired) = (nil, []) }
-                return (state.job, state.retired)
+            var (job, build, retired): (Job?, Build?, [any Sendable]) = slot.withLock { state in
+                defer { (state.job, state.build, state.retired) = (nil, nil, []) }
+                return (state.job, state.build, state.retired)
             }
             retired.removeAll()
-            guard let job else { continue }
-            let outcome = Self.perform(job)
-            slot.withLock { $0.outcome = outcome }
-            Self.signal(done.writeEnd)
+            if let build {
+                let built = build.perform()
+                slot.withLock { $0.built = built }
+                Self.signal(done.writeEnd)
+            }
+            if let job {
+                let outcome = Self.perform(job)
+                slot.withLock { $0.outcome = outcome }
+                Self.signal(done.writeEnd)
+            }
         }
     }
 

@@ -38,8 +38,10 @@ final class Reloading {
         watcher?.watch(Self.watchedPaths(configFile: configFile, environment: environment))
     }
 
-    /// Watches the files (`changed` once their changes settle) and the loader (`finished`).
-    func register(with loop: PollLoop, changed: @escaping () -> Void, finished: @escaping (Finished) -> Void) {
+    /// Watches the files (`changed` once their changes settle) and the loader (`finished`, and
+    /// `built` for a model with runtime popups).
+    func register(with loop: PollLoop, changed: @escaping () -> Void, finished: @escaping (Finished) -> Void,
+                  built: @escaping (ConfigReloader.Built) -> Void) {
         if let watcher {
             loop.watch(watcher.descriptor) { _ in watcher.read(now: MonotonicClock.milliseconds()) }
             loop.schedule({ watcher.due.map(Deadline.init(milliseconds:)) }) { now in
@@ -48,7 +50,9 @@ final class Reloading {
         }
         if let reloader {
             loop.watch(reloader.descriptor) { [unowned self] _ in
-                if let outcome = reloader.takeOutcome(), let done = complete(outcome) { finished(done) }
+                let ready = reloader.takeReady()
+                if let model = ready.built { built(model) }
+                if let outcome = ready.outcome, let done = complete(outcome) { finished(done) }
             }
         }
     }
@@ -66,6 +70,14 @@ final class Reloading {
     }
 
     /// After one finished: the reload asked for meanwhile, if any.
+    /// Builds `base` with `added` after its popups off the loop; returns it at once when there
+    /// is no loader thread.
+    func build(_ build: ConfigReloader.Build) -> ConfigReloader.Built? {
+        guard let reloader else { return build.perform() }
+        reloader.start(build)
+        return nil
+    }
+
     /// Frees `value` off the loop, on the loader's thread (on the loop when there is none).
     func retire(_ value: any Sendable) {
         reloader?.retire(value)

@@ -259,6 +259,39 @@ import Testing
         #expect(d.daemon.openNames.isEmpty)
     }
 
+    /// The model without it is built off the loop; until it is swapped in, the popup is out of
+    /// the engine already: nothing dismisses its window.
+    @Test func aRuntimePopupWhoseWaitEndedIsNoPopupAtOnce() throws {
+        let d = try DaemonUnderTest("")
+        d.display.map(7, class: "Note", at: Self.menuRect)
+        let waiter = try d.connect()
+        try waiter.send(#"{"request":"wait","window":7,"popup":"note","grace_ms":0}"#)
+        _ = try waiter.reply(from: d, to: "wait")
+        #expect(d.daemon.openNames == ["note"])
+
+        waiter.close()
+        try d.step(until: "the popup's end") { d.daemon.openNames.isEmpty }
+        d.display.press(900, 700)
+        d.step()
+        #expect(!d.display.takeEffects().contains { if case .closed = $0 { true } else { false } })
+        #expect(try d.request(#"{"request":"status"}"#).contains(#""open":[]"#))
+    }
+
+    @Test func runtimePopupsAddedInARowAreEachAnsweredAndOpen() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu"))
+        let clients = try (1...5).map { i in
+            let client = try d.connect()
+            try client.send(#"{"request":"add","rect":[\#(i * 10),0,5,5],"popup":"r\#(i)"}"#)
+            return client
+        }
+        for (i, client) in clients.enumerated() {
+            #expect(try client.reply(from: d, to: "add r\(i + 1)").contains(#""popup":"r\#(i + 1)""#))
+        }
+        #expect(d.daemon.openNames == ["r1", "r2", "r3", "r4", "r5"])
+        let again = try d.request(#"{"request":"add","rect":[0,0,5,5],"popup":"r3"}"#)
+        #expect(try JSON.parse(again)["error"]?.stringValue == #"there is a runtime popup named "r3" already"#, "\(again)")
+    }
+
     @Test func aConfiguredRectPopupOpensAndClosesByRequestWithoutDismissing() throws {
         let d = try DaemonUnderTest("""
             [[popup]]
