@@ -473,9 +473,9 @@ public final class Daemon {
 
     /// The popup a request describes: `like`'s keys (else `[defaults]`), then the request's.
     private func runtimeSpec(_ request: RuntimePopupRequest) throws(Refusal) -> PopupSpec {
-        let taken = { [self] (name: String) in model.popupIndex(named: name) != nil || runtime.contains(name) }
-        let name = request.name ?? runtime.freshName(taken: taken)
-        if taken(name) {
+        // The model may still have a runtime popup that ended, until the model without it comes.
+        let name = request.name ?? runtime.freshName { [model] in model.popupIndex(named: $0) != nil }
+        if model.popupIndex(named: name) != nil || runtime.contains(name) {
             let kind = config.model.popupIndex(named: name) != nil ? "configured" : runtime.contains(name) ? "runtime" : "runtime (going away now)"
             throw Refusal("there is a \(kind) popup named \"\(name)\" already")
         }

@@ -53,12 +53,12 @@ struct RuntimePopups {
     /// The runtime popup that is `window`, if any.
     func name(ofWindow window: UInt32) -> String? { entries.first { $0.place == .window(window) }?.name }
 
-    /// `runtime-N`, the first N not taken.
+    /// `runtime-N`, the first N that is neither a runtime popup's name nor `taken`.
     mutating func freshName(taken: (String) -> Bool) -> String {
         while true {
             serial += 1
             let name = "runtime-\(serial)"
-            if !taken(name) { return name }
+            if !contains(name) && !taken(name) { return name }
         }
     }
 

@@ -288,6 +288,10 @@ import Testing
             #expect(try client.reply(from: d, to: "add r\(i + 1)").contains(#""popup":"r\#(i + 1)""#))
         }
         #expect(d.daemon.openNames == ["r1", "r2", "r3", "r4", "r5"])
+
+        // Unnamed ones are numbered past the names taken.
+        #expect(try d.request(#"{"request":"add","rect":[0,0,5,5],"popup":"runtime-1"}"#).contains(#""popup":"runtime-1""#))
+        #expect(try d.request(#"{"request":"add","rect":[0,0,5,5]}"#).contains(#""popup":"runtime-2""#))
         let again = try d.request(#"{"request":"add","rect":[0,0,5,5],"popup":"r3"}"#)
         #expect(try JSON.parse(again)["error"]?.stringValue == #"there is a runtime popup named "r3" already"#, "\(again)")
     }
