@@ -104,7 +104,7 @@ struct ArgumentDefinition {
         switch kind {
         case .option: "\(spelling) <\(valueName)>"
         case .flag(let invertible): invertible ? "\(spelling)/--no-\(name)" : spelling
-        case .positional: "<\(valueName)>"
+        case .positional: isRepeated ? "<\(valueName)> ..." : "<\(valueName)>"
         case .postTerminator: "-- <\(valueName)>"
         }
     }
@@ -373,6 +373,12 @@ extension Argument {
     public convenience init<Element: ExpressibleByArgument>(help: ArgumentHelp? = nil, completion: CompletionKind? = nil)
     where Value == Element? {
         self.init(.optional(), help: help, completion: completion, kind: .positional)
+    }
+
+    /// Every remaining positional word (`show [POPUP...]`); none is fine.
+    public convenience init<Element: ExpressibleByArgument>(wrappedValue: [Element], help: ArgumentHelp? = nil,
+                                                            completion: CompletionKind? = nil) where Value == [Element] {
+        self.init(.repeated(wrappedValue), help: help, completion: completion, kind: .positional)
     }
 
     public convenience init<Element: ExpressibleByArgument>(wrappedValue: [Element], parsing: ArgumentArrayParsingStrategy,
