@@ -39,6 +39,8 @@ public final class Daemon {
     private var lastErrorIsRejection = false
     /// Popup sources the display cannot provide, said at every load.
     private var unavailableSources: [String] = []
+    /// `clickawayctl show`: the model drawn on the screen (Show/ShowDrawing.swift).
+    private let show: ShowDrawing
 
     /// `startErrors`: the files had these errors at start, and `config` is the last good
     /// configuration or none (`running`).
@@ -57,6 +59,7 @@ public final class Daemon {
         supervision = Supervision(notifier: notifier)
         reloading = Reloading(configFile: configFile, environment: processEnvironment(), logger: logger)
         commands = DismissCommands(logger: logger)
+        show = ShowDrawing(display: display, logger: logger)
         model = config.model
         engine = DecisionEngine(model: config.model, outputs: display.outputs)
         refresh()
@@ -123,6 +126,7 @@ public final class Daemon {
             expireClosing(now: now)
         }
         loop.schedule({ [unowned self] in runtime.nextDeadline }) { [unowned self] now in expireWindowWaits(now: now) }
+        loop.schedule({ [unowned self] in show.nextDeadline }) { [unowned self] now in show.expire(now: now) }
         supervision.register(with: loop)
     }
 
@@ -272,6 +276,7 @@ public final class Daemon {
         display.flush()
         monitor.announce(engine.open, describe: openPopup)
         supervision.status(statusLine())
+        show.update(engine)
     }
 
     private func openPopup(_ instance: PopupInstance) -> OpenPopup {
@@ -325,6 +330,7 @@ public final class Daemon {
         case .toggle(let name): return try setRectPopup(name) { !$0 }
         case .add(let popup): return try register(popup, origin, waiting: false)
         case .wait(let popup): return try register(popup, origin, waiting: true)
+        case .show(let request): return try show.answer(request, engine: engine)
         case .hit(let x, let y, let button):
             let context = ExplanationContext(describe: display.windows.describe, otherGrab: display.otherPointerGrab())
             return HitReply(engine.explain(button: button, x: x, y: y, time: display.now()), context).json
@@ -673,6 +679,7 @@ public final class Daemon {
 
     private func shutDown() {
         supervision.stopping()
+        show.stop(because: "the daemon is stopping")
         display.release()
         display.flush()
         _ = commands.reap()
