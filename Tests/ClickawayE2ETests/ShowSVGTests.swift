@@ -94,9 +94,12 @@ struct ShowSVGTests {
         try check(config: Self.nested, open: ["menu", "sub"], screen: (900, 700))
     }
 
-    @Test func showWithoutSvgSaysWhatIsMissing() throws {
+    @Test func theOfflineOptionsGoWithSvgOnly() throws {
         let run = try ctl(["show", "--config", "CONFIG"], config: Self.nested)
         #expect(run.status == 64)
-        #expect(run.stderr.contains("--svg FILE is required"), "\(run.stderr)")
+        #expect(run.stderr.contains("--config, --screen and --open go with --svg"), "\(run.stderr)")
+        let both = try ctl(["show", "--svg", "-", "--for", "3", "--config", "CONFIG"], config: Self.nested)
+        #expect(both.status == 64)
+        #expect(both.stderr.contains("--svg draws offline"), "\(both.stderr)")
     }
 }
