@@ -126,6 +126,12 @@ struct ShowPicture: Equatable {
                                                : Rect(x: r.x, y: r.y + at, width: r.width, height: run), colour: colour))
             at += on + off
         }
+        // A pattern ends on a dash too: the corners are always drawn.
+        if off > 0 && (length - 1) % (on + off) >= on {
+            let run = min(on, length)
+            fills.append(Fill(rect: horizontal ? Rect(x: r.x + length - run, y: r.y, width: run, height: r.height)
+                                               : Rect(x: r.x, y: r.y + length - run, width: r.width, height: run), colour: colour))
+        }
     }
 
     /// The name in the top left (or right) corner of `r`, on a dark box, cut to fit inside `r`.
