@@ -126,7 +126,7 @@ public final class Daemon {
             expireClosing(now: now)
         }
         loop.schedule({ [unowned self] in runtime.nextDeadline }) { [unowned self] now in expireWindowWaits(now: now) }
-        loop.schedule({ [unowned self] in show.nextDeadline }) { [unowned self] now in show.expire(now: now) }
+        loop.schedule({ [unowned self] in show.nextDeadline }) { [unowned self] now in if show.expire(now: now) { refresh() } }
         supervision.register(with: loop)
     }
 
@@ -166,6 +166,11 @@ public final class Daemon {
     /// Escape while a popup with `escape = true` is open: answer the frozen keyboard first,
     /// then dismiss the topmost such popup and the popups nested in it.
     private func escapePressed(time: Int64) {
+        if show.isShowing {
+            display.answerEscape(.swallow)
+            show.stop(because: "the Escape key")
+            return refresh()
+        }
         guard let target = engine.open.last(where: { model.popups[Int($0.popup)].escape }) else {
             display.answerEscape(.replay)
             return
@@ -261,6 +266,7 @@ public final class Daemon {
         if settleRuntimeWindows() { return }
         engine.setOpen(display.windows.openInstances() + rects.instances(model, outputs: engine.outputs))
         engine.setWindowAreas(display.windows.windowAreas())
+        show.update(engine)
         for notice in display.intercept(engine) {
             switch notice {
             case .refused(let refusal):
@@ -276,7 +282,6 @@ public final class Daemon {
         display.flush()
         monitor.announce(engine.open, describe: openPopup)
         supervision.status(statusLine())
-        show.update(engine)
     }
 
     private func openPopup(_ instance: PopupInstance) -> OpenPopup {
@@ -330,7 +335,9 @@ public final class Daemon {
         case .toggle(let name): return try setRectPopup(name) { !$0 }
         case .add(let popup): return try register(popup, origin, waiting: false)
         case .wait(let popup): return try register(popup, origin, waiting: true)
-        case .show(let request): return try show.answer(request, engine: engine)
+        case .show(let request):
+            defer { refresh() }  // the drawing takes Escape on X11, and gives it back
+            return try show.answer(request, engine: engine)
         case .hit(let x, let y, let button):
             let context = ExplanationContext(describe: display.windows.describe, otherGrab: display.otherPointerGrab())
             return HitReply(engine.explain(button: button, x: x, y: y, time: display.now()), context).json

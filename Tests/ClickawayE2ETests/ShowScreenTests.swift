@@ -214,6 +214,35 @@ struct ShowScreenTests {
         #expect(f.log.contains("no longer showing the popups on screen: its time ran out"))
     }
 
+    @Test(arguments: XBackend.allCases)
+    func escapeEndsTheDrawingAndNothingElse(_ backend: XBackend) throws {
+        let f = try DaemonFixture(config: Self.config.replacingOccurrences(of: "grace_ms = 0", with: "grace_ms = 0\nescape = true"),
+                                  backend: backend)
+        try f.startDaemon()
+        let focused = try f.window(Layout.popup, class: "Pop")
+        try f.client.focus(focused)
+        #expect(try f.status()["escape"]?["active"]?.boolValue == true)
+        _ = try f.ctl(["open", "menu"])
+        #expect(try show(f, ["--for", "60"]).status == 0)
+        let escape = try #require(f.client.connection.keycodes(forKeysym: Keysym.escape).min())
+        try f.input.key(escape)
+        try f.settle()
+        #expect(try drawingWindows(f).isEmpty)
+        #expect(f.log.contains("no longer showing the popups on screen: the Escape key"))
+        // The popups that take Escape stay: it ended the drawing only.
+        #expect(try Set(f.openPopups()) == ["menu", "pop"])
+        #expect(f.client.keys(focused).isEmpty)
+        // Without popups that want it, Escape is grabbed only while drawing.
+        let plain = try DaemonFixture(config: Self.config, backend: backend)
+        try plain.startDaemon()
+        _ = try plain.ctl(["open", "menu"])
+        #expect(try plain.status()["escape"]?["active"]?.boolValue == false)
+        #expect(try show(plain, ["--for", "60"]).status == 0)
+        #expect(try plain.status()["escape"]?["active"]?.boolValue == true)
+        _ = try show(plain, ["--off"])
+        #expect(try plain.status()["escape"]?["active"]?.boolValue == false)
+    }
+
     @Test func showEndsWhenAReloadTakesThePopupAway() throws {
         let f = try DaemonFixture(config: Self.config)
         try f.startDaemon()

@@ -88,9 +88,11 @@ final class ShowDrawing {
         redraw(engine)
     }
 
-    func expire(now: Int64) {
-        guard let deadline, deadline.hasPassed(now: now) else { return }
+    /// Whether the time ran out (and the drawing ended).
+    func expire(now: Int64) -> Bool {
+        guard let deadline, deadline.hasPassed(now: now) else { return false }
         stop(because: "its time ran out")
+        return true
     }
 
     func stop(because reason: String) {

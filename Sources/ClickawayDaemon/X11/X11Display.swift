@@ -47,6 +47,8 @@ public final class X11Display: Display {
     private var readAheadStart = 0
     /// The daemon must refresh (`DisplayInput.changed`) before the next event.
     private var changed = false
+    /// `clickawayctl show` is drawing: Escape is grabbed, and ends it (`X11ShowCanvas`).
+    var showTakesEscape = false
 
     enum Interception: String {
         case grab = "x11-grab"
@@ -318,7 +320,7 @@ public final class X11Display: Display {
             shield.update(active: wanted.active || shieldHoldsAClick, holes: wanted.active ? engine.holes(in: screen) : [])
             grabOverShield()
         }
-        let wantsEscape = engine.open.contains { popups[Int($0.popup)].escape }
+        let wantsEscape = showTakesEscape || engine.open.contains { popups[Int($0.popup)].escape }
         for (combo, error) in escapeGrabs.update(to: wantsEscape ? escapeKeycodes.map(PassiveGrabSet.Input.key) : []) {
             let sentence = escapeGrabs.escapeRefusalSentence(combo, error)
             logger.error("\(sentence)")

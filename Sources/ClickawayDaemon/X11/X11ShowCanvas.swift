@@ -14,19 +14,23 @@ extension X11Display: ShowCanvasProvider {
         } catch {
             throw Refusal("cannot draw on \(x.display): \(error) (clickawayctl show --svg FILE draws offline)")
         }
-        return X11ShowCanvas(x: x, outputs: { [unowned self] in outputs.isEmpty ? [x.screenRect] : Array(outputs.values) })
+        return X11ShowCanvas(display: self)
     }
 }
 
+/// While it draws, Escape is grabbed on the root (the next `intercept`) and ends the drawing.
 final class X11ShowCanvas: ShowCanvas {
-    private let x: XConnection
-    private let outputs: () -> [Rect]
+    private unowned let display: X11Display
     private var windows: [ShowWindow] = []
 
-    init(x: XConnection, outputs: @escaping () -> [Rect]) {
-        self.x = x
-        self.outputs = outputs
+    init(display: X11Display) {
+        self.display = display
+        display.showTakesEscape = true
     }
+
+    private var x: XConnection { display.x }
+
+    private func outputs() -> [Rect] { display.outputs.isEmpty ? [x.screenRect] : Array(display.outputs.values) }
 
     var outputCount: Int { outputs().count }
 
@@ -40,5 +44,8 @@ final class X11ShowCanvas: ShowCanvas {
         windows = fresh
     }
 
-    func clear() { windows = [] }
+    func clear() {
+        windows = []
+        display.showTakesEscape = false
+    }
 }
