@@ -33,17 +33,22 @@ struct Screenshot: Equatable {
         guard bytes.count >= 100 else { throw HarnessError("xwd wrote \(bytes.count) bytes") }
         let headerSize = word(0), width = word(4), height = word(5), byteOrder = word(7)
         let bitsPerPixel = word(11), bytesPerLine = word(12), colours = word(19)
-        let (red, green, blue) = (UInt32(word(15)), UInt32(word(16)), UInt32(word(17)))
-        guard bitsPerPixel == 32 else { throw HarnessError("xwd: \(bitsPerPixel) bits per pixel, not 32") }
+        let (red, green, blue) = (UInt32(word(14)), UInt32(word(15)), UInt32(word(16)))
+        guard bitsPerPixel == 32 || bitsPerPixel == 24 else { throw HarnessError("xwd: \(bitsPerPixel) bits per pixel") }
+        // 24 bits a pixel are packed in 3 bytes (xwd writes that for a DirectColor visual).
+        let step = bitsPerPixel / 8
         let start = headerSize + 12 * colours
         guard bytes.count >= start + bytesPerLine * height else { throw HarnessError("xwd: the image is cut short") }
         func channel(_ p: UInt32, _ mask: UInt32) -> UInt32 { (p & mask) >> UInt32(mask.trailingZeroBitCount) & 0xFF }
         var pixels = [UInt32](repeating: 0, count: width * height)
         for y in 0..<height {
             for x in 0..<width {
-                let o = start + y * bytesPerLine + 4 * x
-                let b = (UInt32(bytes[o]), UInt32(bytes[o + 1]), UInt32(bytes[o + 2]), UInt32(bytes[o + 3]))
-                let p = byteOrder == 0 ? b.0 | b.1 << 8 | b.2 << 16 | b.3 << 24 : b.3 | b.2 << 8 | b.1 << 16 | b.0 << 24
+                let o = start + y * bytesPerLine + step * x
+                var p: UInt32 = 0
+                for k in 0..<step {
+                    // LSBFirst (0): the first byte is the lowest.
+                    p |= UInt32(bytes[o + k]) << UInt32(8 * (byteOrder == 0 ? k : step - 1 - k))
+                }
                 pixels[y * width + x] = channel(p, red) << 16 | channel(p, green) << 8 | channel(p, blue)
             }
         }
