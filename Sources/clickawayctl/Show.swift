@@ -19,7 +19,7 @@ struct Show: ParsableCommand {
             popup's and region's name, from the model and geometry the decisions use, kept current \
             as popups open, close and move. It draws the POPUPs named (every open one when none is), \
             for --for seconds or until show --off or a reload without them; clicks and pointer motion \
-            pass through the drawing untouched. With --svg it works offline against a configuration, \
+            pass through the drawing untouched; popups that are not open yet are drawn when they open. With --svg it works offline against a configuration, \
             with the popups named by --open open (every rect popup when none is named), later ones on \
             top: each open popup's regions are filled where a press hits them and outlined (dashed: \
             passthrough, dotted: redirect, thin: the slop around them), with their names; anchors \
@@ -101,8 +101,11 @@ struct Show: ParsableCommand {
             print(shown.stopped ? "stopped drawing" : "nothing was being drawn")
             return
         }
-        print("drawing \(shown.popups.joined(separator: ", ")) on \(counted(shown.outputs, "output")) for \(shown.seconds) s "
-              + "(clickawayctl show --off stops it)")
+        let what = shown.popups.isEmpty
+            ? (popups.isEmpty ? "no popup is open: drawing the popups" : "not open: drawing \(popups.joined(separator: ", "))")
+                + " as they open"
+            : "drawing \(shown.popups.joined(separator: ", "))"
+        print("\(what) on \(counted(shown.outputs, "output")) for \(shown.seconds) s (clickawayctl show --off stops it)")
     }
 }
 

@@ -266,13 +266,25 @@ struct ShowScreenTests {
     @Test func showSaysWhenNoPopupIsOpenAndAllDrawsTheClosedRectPopups() throws {
         let f = try DaemonFixture(config: Self.config)
         try f.startDaemon()
-        let none = try show(f, [])
-        #expect(none.status == 1)
-        #expect(none.stderr.contains("no popup is open; --all also draws the closed rect popups"), "\(none.output)")
         let unknown = try show(f, ["mneu"])
         #expect(unknown.status == 1)
         #expect(unknown.stderr.contains("no popup named \"mneu\""), "\(unknown.output)")
         #expect(try drawingWindows(f).isEmpty)
+
+        // Nothing open: it says so, draws the exclusion, and the popups once they open.
+        let empty = try Screenshot.take(f.xvfb.display)
+        let none = try show(f, ["--for", "60"])
+        #expect(none.status == 0)
+        #expect(none.stdout.contains("no popup is open: drawing the popups as they open on 1 output for 60 s"), "\(none.output)")
+        expectChanges(empty, try Screenshot.take(f.xvfb.display), allowed: [Self.exclusion], outlined: [Self.exclusion])
+        _ = try f.ctl(["open", "menu"])
+        try f.sync()
+        let slop = Self.menu.expanded(by: Insets(all: 12))
+        expectChanges(empty, try Screenshot.take(f.xvfb.display), allowed: [slop, Self.anchor, Self.exclusion],
+                      outlined: [slop, Self.menu, Self.anchor, Self.exclusion])
+        _ = try f.ctl(["close", "menu"])
+        _ = try show(f, ["--off"])
+        #expect(try Screenshot.take(f.xvfb.display) == empty)
 
         let before = try Screenshot.take(f.xvfb.display)
         let all = try show(f, ["--all", "--for", "60"])

@@ -41,7 +41,8 @@ final class ShowDrawing {
     var isShowing: Bool { request != nil }
     var nextDeadline: Deadline? { deadline }
 
-    /// The `show` request: starts (or replaces) the drawing, or stops it.
+    /// The `show` request: starts (or replaces) the drawing, or stops it. The reply names the
+    /// popups drawn now; the others are drawn when they open.
     func answer(_ show: ShowRequest, engine: DecisionEngine) throws(Refusal) -> JSON {
         if show.off {
             let was = request != nil
@@ -52,14 +53,8 @@ final class ShowDrawing {
         for name in show.popups where model.popupIndex(named: name) == nil {
             throw Refusal("no popup named \"\(name)\"" + suggestion(name, model.popups.map(\.name)))
         }
-        let drawing = Self.engine(for: show, engine)
-        let names = Self.drawnPopups(show, drawing)
-        guard !names.isEmpty else {
-            throw Refusal(show.popups.isEmpty
-                ? "no popup is open" + (show.all ? " and no closed one has a known place (a rect popup)" : "; --all also draws the closed rect popups")
-                : "\(show.popups.count == 1 ? "popup \"\(show.popups[0])\" is" : "none of these popups is") not open"
-                    + (show.all ? " and has no known place" : "; --all also draws closed rect popups"))
-        }
+        // None open yet: the reply says so, and they are drawn as they open.
+        let names = Self.drawnPopups(show, Self.engine(for: show, engine))
         if canvas == nil { canvas = try provider().makeShowCanvas() }
         request = show
         deadline = .inMilliseconds(Int64(show.seconds) * 1000)

@@ -73,11 +73,13 @@ struct ShowPicture: Equatable {
     init(_ engine: DecisionEngine, popups: Set<String>, holes: [Rect]) {
         let model = engine.model
         let wanted: (Int32) -> Bool = { popups.isEmpty || popups.contains(model.popups[Int($0)].name) }
+        // An anchor counts only while its popup is open.
+        let open = Set(engine.open.map(\.popup))
         for h in Self.unionEdges(holes) { fills.append(Fill(rect: h, colour: Colour.hole)) }
         for area in engine.configAreas + engine.windowAreas {
             switch area.kind {
             case .exclusion: outline(area.rect, colour: Colour.exclusion, width: 2, .solid)
-            case .anchor(let popup) where wanted(popup):
+            case .anchor(let popup) where wanted(popup) && open.contains(popup):
                 outline(area.rect, colour: Colour.anchor, width: 2, .solid)
                 label(model.popups[Int(popup)].name + " anchor", in: area.rect, colour: Colour.anchor)
             case .member(_, let popup, _) where wanted(popup):
