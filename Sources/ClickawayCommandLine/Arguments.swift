@@ -104,7 +104,7 @@ struct ArgumentDefinition {
         switch kind {
         case .option: "\(spelling) <\(valueName)>"
         case .flag(let invertible): invertible ? "\(spelling)/--no-\(name)" : spelling
-        case .positional: isRepeated ? "<\(valueName)> ..." : "<\(valueName)>"
+        case .positional: "<\(valueName)>"
         case .postTerminator: "-- <\(valueName)>"
         }
     }

@@ -145,7 +145,7 @@ enum ManualPage {
         switch definition.kind {
         case .option: "Fl -\(definition.name) Ar \(escapedArgument(definition.valueName))"
         case .flag(let invertible): invertible ? "Fl -\(definition.name) | Fl -no-\(definition.name)" : "Fl -\(definition.name)"
-        case .positional: "Ar \(escapedArgument(definition.valueName))" + (definition.isRepeated ? " ..." : "")
+        case .positional: "Ar \(escapedArgument(definition.valueName))"
         case .postTerminator: "Fl - Ar \(escapedArgument(definition.valueName))"
         }
     }

@@ -101,5 +101,11 @@ struct ShowSVGTests {
         let both = try ctl(["show", "--svg", "-", "--for", "3", "--config", "CONFIG"], config: Self.nested)
         #expect(both.status == 64)
         #expect(both.stderr.contains("--svg draws offline"), "\(both.stderr)")
+        // Any number of popups; --off takes none.
+        let off = try ctl(["show", "menu", "sub", "--off"], config: Self.nested)
+        #expect(off.status == 64)
+        #expect(off.stderr.contains("--off stops the drawing: it takes no POPUP and no --all"), "\(off.stderr)")
+        let long = try ctl(["show", "menu", "--for", "0"], config: Self.nested)
+        #expect(long.stderr.contains("--for 0: from 1 to 3600 seconds"), "\(long.stderr)")
     }
 }
