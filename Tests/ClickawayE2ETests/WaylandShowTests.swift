@@ -128,7 +128,7 @@ extension Screenshot {
         }
     }
 
-    @Test func showEndsOnTimeOnSway() throws {
+    @Test func showEndsOnTimeAndOnAReloadWithoutItsPopupOnSway() throws {
         try withWaylandDaemon(.sway, config: Self.config) { f in
             try f.ctlOK(["open", "panel"])
             try f.ctlOK(["show", "--for", "1"])
@@ -136,6 +136,11 @@ extension Screenshot {
                 f.log.contains("no longer showing the popups on screen: its time ran out")
             }
             #expect(try f.ctl(["show", "--off"]).stdout.contains("nothing was being drawn"))
+
+            try f.ctlOK(["show", "panel", "--for", "60"])
+            try f.editConfigInPlace("[[popup]]\nname = \"other\"\nrect = [0, 0, 10, 10]\n")
+            try f.ctlOK(["reload"])
+            #expect(f.log.contains("no longer showing the popups on screen: the configuration has none of the popups it showed"))
         }
     }
 }
