@@ -190,6 +190,50 @@ struct ShowScreenTests {
         #expect(try f.openPopups().isEmpty)
     }
 
+    /// Under a compositing manager (xcompmgr, which paints the screen from the windows'
+    /// contents): the same picture, the same decisions, gone afterwards.
+    @Test(arguments: XBackend.allCases)
+    func underACompositingManager(_ backend: XBackend) throws {
+        let f = try DaemonFixture(config: Self.config, openbox: true, backend: backend)
+        let compositor = try ChildProcess(["xcompmgr"], environment: f.environment)
+        defer { compositor.stop() }
+        try f.startDaemon()
+        let under = try f.client.createWindow(at: Layout.background)
+        _ = try f.ctl(["open", "menu"])
+        try f.sync()
+        var before = try Screenshot.take(f.xvfb.display)
+        // The compositor paints in its own time: the screen is settled when two shots agree.
+        try eventually("the compositor to settle", timeout: .seconds(5), every: .milliseconds(100)) {
+            let again = try Screenshot.take(f.xvfb.display)
+            defer { before = again }
+            return again == before && compositor.isRunning
+        }
+        #expect(try show(f, ["--for", "60"]).status == 0)
+        let slopped = Self.menu.expanded(by: Insets(all: 12))
+        var during = before
+        try eventually("the drawing on the screen", timeout: .seconds(5), every: .milliseconds(100)) {
+            during = try Screenshot.take(f.xvfb.display)
+            return Self.corners(slopped).allSatisfy { before[$0.x, $0.y] != during[$0.x, $0.y] }
+        }
+        expectChanges(before, during, allowed: [slopped, Self.anchor, Self.exclusion],
+                      outlined: [slopped, Self.menu, Self.anchor, Self.exclusion])
+        try f.click(310, 160)  // on the popup's outline and label: inside
+        #expect(try f.openPopups() == ["menu"])
+        #expect(f.client.presses(under).count == 1)
+        _ = try show(f, ["--off"])
+        try eventually("the drawing to go", timeout: .seconds(5), every: .milliseconds(100)) {
+            try Screenshot.take(f.xvfb.display) == before
+        }
+        try f.click(1000, 650)  // outside: dismissed and swallowed
+        #expect(try f.openPopups().isEmpty)
+        #expect(f.client.presses(under).count == 1)
+        #expect(compositor.isRunning)
+    }
+
+    static func corners(_ r: Rect) -> [(x: Int, y: Int)] {
+        [(Int(r.x), Int(r.y)), (Int(r.x + r.width - 1), Int(r.y + r.height - 1))]
+    }
+
     @Test func theDrawingFollowsAWindowThatMoves() throws {
         let f = try DaemonFixture(config: Self.config)
         try f.startDaemon()
