@@ -13,7 +13,7 @@ import XTestHarness
 struct ShowPictureTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let bar = Rect(x: 0, y: 0, width: 1280, height: 24)
-    static let button = Rect(x: 160, y: 0, width: 90, height: 24)
+    static let button = Rect(x: 150, y: 0, width: 110, height: 24)
 
     static func config(regions: String = "") -> String {
         """
