@@ -128,6 +128,35 @@ extension Screenshot {
         }
     }
 
+    /// sway says nothing when a window moves; the daemon reads its tree while a window plays
+    /// a role, and the drawing follows.
+    @Test func theDrawingFollowsASwayWindowThatMoves() throws {
+        guard CompositorKind.tested.contains(.sway) else { return }
+        try withWaylandDaemon(.sway, config: WaylandDaemonTests.menuConfig) { f in
+            let window = try WaylandDaemonTests.openMenu(f, try f.monitor())
+            try f.ctlOK(["show", "menu", "--for", "60"])
+            try f.compositor.command(#"[app_id="clickaway-test-menu"] move absolute position 600 300"#)
+            let moved = Rect(x: 600, y: 300, width: 300, height: 200)
+            try f.eventually("the daemon to see the window at (600, 300)") {
+                try window.dispatch()
+                return try f.status()["open"]?.arrayValue?.first?["rect"] == .array([600, 300, 300, 200].map { .int($0) })
+            }
+            var drawn = try Screenshot.grim(f.compositor)
+            try eventually("the outline at the new place", timeout: .seconds(5), every: .milliseconds(50)) {
+                drawn = try Screenshot.grim(f.compositor)
+                return drawn[600, 300] == 0x3070D0 && drawn[899, 499] == 0x3070D0
+            }
+            try f.ctlOK(["show", "--off"])
+            var plain = drawn
+            try eventually("the drawing to go", timeout: .seconds(5), every: .milliseconds(50)) {
+                plain = try Screenshot.grim(f.compositor)
+                return plain[600, 300] != 0x3070D0
+            }
+            let stray = plain.changes(to: drawn).filter { !moved.contains(x: Int32($0.x), y: Int32($0.y)) }
+            #expect(stray.isEmpty, "\(stray.count) pixels drawn outside the moved window, e.g. \(stray.prefix(5))")
+        }
+    }
+
     @Test func showEndsOnTimeAndOnAReloadWithoutItsPopupOnSway() throws {
         try withWaylandDaemon(.sway, config: Self.config) { f in
             try f.ctlOK(["open", "panel"])
