@@ -375,6 +375,12 @@ extension Argument {
         self.init(.optional(), help: help, completion: completion, kind: .positional)
     }
 
+    /// Every remaining positional word (`show [POPUP...]`); none is fine.
+    public convenience init<Element: ExpressibleByArgument>(wrappedValue: [Element], help: ArgumentHelp? = nil,
+                                                            completion: CompletionKind? = nil) where Value == [Element] {
+        self.init(.repeated(wrappedValue), help: help, completion: completion, kind: .positional)
+    }
+
     public convenience init<Element: ExpressibleByArgument>(wrappedValue: [Element], parsing: ArgumentArrayParsingStrategy,
                                                             help: ArgumentHelp? = nil) where Value == [Element] {
         self.init(.repeated(wrappedValue), help: help, completion: nil, kind: .postTerminator)

@@ -23,7 +23,8 @@ struct CommandLineParser {
             guard nextPositional < positionals.count else { throw UsageError(message: "Unexpected argument '\(word)'") }
             let entry = positionals[nextPositional]
             try take(word, into: entry)
-            nextPositional += 1
+            // A repeated one takes every word left.
+            if !entry.definition.isRepeated { nextPositional += 1 }
         }
 
         while index < words.count {

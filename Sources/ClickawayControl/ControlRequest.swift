@@ -21,9 +21,11 @@ public enum ControlRequest: Equatable, Sendable {
     /// As `add`, then one `WaitOutcome` line when the popup goes away; closing the connection
     /// first removes the popup.
     case wait(RuntimePopupRequest)
+    /// Draws the live model on the screen for a while (`ShowRequest`), or stops drawing.
+    case show(ShowRequest)
 
     public enum Name: String, CaseIterable, Sendable {
-        case sync, status, reload, open, close, toggle, hit, monitor, add, wait
+        case sync, status, reload, open, close, toggle, hit, monitor, add, wait, show
     }
 
     public var name: Name {
@@ -38,6 +40,7 @@ public enum ControlRequest: Equatable, Sendable {
         case .monitor: .monitor
         case .add: .add
         case .wait: .wait
+        case .show: .show
         }
     }
 
@@ -47,6 +50,7 @@ public enum ControlRequest: Equatable, Sendable {
         case .open, .close, .toggle: #"{"request":"\#(name.rawValue)","popup":"NAME"}"#
         case .hit: #"{"request":"hit","x":X,"y":Y,"button":B}"#
         case .add, .wait: #"{"request":"\#(name.rawValue)","rect":[X,Y,W,H]}"#
+        case .show: #"{"request":"show","popups":[NAME,...],"seconds":S}"#
         default: #"{"request":"\#(name.rawValue)"}"#
         }
     }
@@ -58,6 +62,7 @@ public enum ControlRequest: Equatable, Sendable {
         case .hit(let x, let y, let button):
             fields += [("x", .int(Int64(x))), ("y", .int(Int64(y))), ("button", .int(Int64(button)))]
         case .add(let popup), .wait(let popup): fields += popup.fields
+        case .show(let show): fields += show.fields
         case .sync, .status, .reload, .monitor: break
         }
         return .object(fields)
@@ -103,6 +108,7 @@ public enum ControlRequest: Equatable, Sendable {
             self = .hit(x: x, y: y, button: b)
         case .add: self = .add(try RuntimePopupRequest(json: message, request: "add"))
         case .wait: self = .wait(try RuntimePopupRequest(json: message, request: "wait"))
+        case .show: self = .show(try ShowRequest(json: message))
         }
     }
 }

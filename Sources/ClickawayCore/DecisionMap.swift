@@ -32,6 +32,8 @@ public struct RegionOutline: Sendable, Equatable {
     public var passthrough: Bool
     public var redirects: Bool
     public var isPopup: Bool
+    /// The popup's index in the model.
+    public var popup: Int32 = 0
 }
 
 extension DecisionEngine {
@@ -76,7 +78,8 @@ extension DecisionEngine {
                     path: table.paths[n], rect: rect,
                     hitArea: Rect(x: Int32(clamping: grown.minX), y: Int32(clamping: grown.minY),
                                   width: Int32(clamping: grown.maxX - grown.minX), height: Int32(clamping: grown.maxY - grown.minY)),
-                    passthrough: node.flags.contains(.passthrough), redirects: node.redirect >= 0, isPopup: n == root))
+                    passthrough: node.flags.contains(.passthrough), redirects: node.redirect >= 0, isPopup: n == root,
+                    popup: o.popup))
             }
         }
         return outlines

@@ -60,6 +60,8 @@ public final class Daemon {
     private var rectsOpening: [String] = []
     /// Something changed that the engine, the interception or the monitors must follow.
     private var unsettled = true
+    /// `clickawayctl show`: the model drawn on the screen (Show/ShowDrawing.swift).
+    private let show: ShowDrawing
 
     /// `startErrors`: the files had these errors at start, and `config` is the last good
     /// configuration or none (`running`).
@@ -79,6 +81,7 @@ public final class Daemon {
         reloading = Reloading(configFile: configFile, environment: processEnvironment(), logger: logger)
         commands = DismissCommands(logger: logger)
         if let startErrors { commands.notifyRejected(startErrors, running: running, enabled: config.model.settings.notify) }
+        show = ShowDrawing(display: display, logger: logger)
         model = config.model
         engine = DecisionEngine(model: config.model, outputs: display.outputs)
         settle()
@@ -159,6 +162,7 @@ public final class Daemon {
             expireClosing(now: now)
         }
         loop.schedule({ [unowned self] in runtime.nextDeadline }) { [unowned self] now in expireWindowWaits(now: now) }
+        loop.schedule({ [unowned self] in show.nextDeadline }) { [unowned self] now in if show.expire(now: now) { unsettled = true } }
         supervision.register(with: loop)
     }
 
@@ -207,6 +211,12 @@ public final class Daemon {
     /// Escape while a popup with `escape = true` is open: answer the frozen keyboard first,
     /// then dismiss the topmost such popup and the popups nested in it.
     private func escapePressed(_ key: EscapeKey) {
+        if show.isShowing {
+            display.answerEscape(key, .swallow)
+            show.stop(because: "the Escape key")
+            unsettled = true
+            return
+        }
         guard let target = engine.open.last(where: { model.popups[Int($0.popup)].escape }) else {
             display.answerEscape(key, .replay)
             return
@@ -313,6 +323,7 @@ public final class Daemon {
             case .exclusion: true
             }
         })
+        show.update(engine)
         for notice in display.intercept(engine) {
             switch notice {
             case .refused(let refusal):
@@ -385,6 +396,9 @@ public final class Daemon {
         case .toggle(let name): return try setRectPopup(name) { !$0 }
         case .add(let popup): return try register(popup, origin, waiting: false)
         case .wait(let popup): return try register(popup, origin, waiting: true)
+        case .show(let request):
+            unsettled = true  // the drawing takes Escape on X11, and gives it back
+            return try show.answer(request, engine: engine)
         case .hit(let x, let y, let button):
             let context = ExplanationContext(describe: display.windows.describe, otherGrab: display.otherPointerGrab())
             return HitReply(engine.explain(button: button, x: x, y: y, time: display.now()), context).json
@@ -830,6 +844,7 @@ public final class Daemon {
 
     private func shutDown() {
         supervision.stopping()
+        show.stop(because: "the daemon is stopping")
         display.release()
         display.flush()
         _ = commands.reap()

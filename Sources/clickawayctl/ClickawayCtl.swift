@@ -16,8 +16,8 @@ struct ClickawayCtl: ParsableCommand {
             validates a configuration (check), explains offline what a press would do (hit --config), draws it \
             for the whole screen (show --svg) and describes a window to match (pick). With it, over the control socket, it shows what the daemon \
             holds (status), reloads the configuration (reload), opens and closes popups (open, close, toggle), \
-            registers popups from scripts and waits for them (open --rect/--window/--pid, wait), and prints the \
-            daemon's events (monitor).
+            registers popups from scripts and waits for them (open --rect/--window/--pid, wait), draws its model \
+            on the screen (show), and prints the daemon's events (monitor).
             A mistyped command or option gets a "did you mean"; -c is --config wherever a file is read, -h is \
             --help and -V is --version. Messages go to standard error, results to standard output.
             """,

@@ -1,41 +1,72 @@
 import ClickawayCommandLine
 import ClickawayConfig
+import ClickawayControl
 import ClickawayCore
 import ClickawaySystem
 
-/// `clickawayctl show --svg FILE`: what a press would do anywhere on the screen, drawn from
-/// the same engine `hit` asks, as an SVG picture (`DecisionEngine.decisionMap`).
+/// `clickawayctl show [POPUP...] [--for SECONDS] [--all] [--off]`: the running daemon draws
+/// its live model on the screen for a while (the `show` request); `show --svg FILE`: what a
+/// press would do anywhere on the screen, drawn offline from the same engine `hit` asks, as
+/// an SVG picture (`DecisionEngine.decisionMap`).
 struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Draw what a press would do anywhere on the screen, as an SVG file.",
+        abstract: "Draw the open popups' hit areas on the screen, or what a press would do anywhere as an SVG file.",
         discussion: """
-            Works offline against a configuration, with the popups named by --open open (every \
-            rect popup when none is named), later ones on top. Each open popup's regions are \
-            filled where a press hits them and outlined (dashed: passthrough, dotted: redirect, \
-            thin: the slop around them), with their names; anchors green, exclusions grey; red \
-            where a press dismisses something. Drawing on the screen itself is not available yet: \
-            --svg is required.
+            Without --svg the running daemon draws, on every output, each open popup's regions \
+            (dashed: passthrough, dotted: redirect) with the slop around them (thin dotted), its \
+            anchors (green), the exclusions (grey), the windows of its family, the edges of the holes \
+            where clicks never reach the daemon (cyan, shield and Wayland only) and a label with each \
+            popup's and region's name, from the model and geometry the decisions use, kept current \
+            as popups open, close and move. It draws the POPUPs named (every open one when none is), \
+            for --for seconds or until show --off, the Escape key (X11: grab mode, or a popup with escape = true open) or a reload without them; clicks and pointer motion \
+            pass through the drawing untouched; popups that are not open yet are drawn when they open. With --svg it works offline against a configuration, \
+            with the popups named by --open open (every rect popup when none is named), later ones on \
+            top: each open popup's regions are filled where a press hits them and outlined (dashed: \
+            passthrough, dotted: redirect, thin: the slop around them), with their names; anchors \
+            green, exclusions grey; red where a press dismisses something.
             """)
 
-    @Option(name: .long, help: ArgumentHelp("Write the picture to this file (- for standard output).", valueName: "file"),
+    @Argument(help: ArgumentHelp("A popup to draw (every open one when none is named).", valueName: "popup"), completion: .popupNames)
+    var popups: [String] = []
+
+    @Option(name: .customLong("for"), help: ArgumentHelp("How long the daemon draws, 1 to 3600 seconds.", valueName: "seconds"))
+    var seconds: Int = ShowRequest.defaultSeconds
+
+    @Flag(name: .long, help: "Also draw the closed rect popups, whose place is known.")
+    var all = false
+
+    @Flag(name: .long, help: "Stop drawing now.")
+    var off = false
+
+    @Option(name: .long, help: ArgumentHelp("Write the picture to this file (- for standard output) instead of drawing on the screen.", valueName: "file"),
             completion: .file(extension: "svg"))
     var svg: String?
 
-    @Option(name: [.customShort("c"), .long], help: ArgumentHelp("The configuration file instead of the XDG lookup.", valueName: "file"),
+    @Option(name: [.customShort("c"), .long], help: ArgumentHelp("With --svg: the configuration file instead of the XDG lookup.", valueName: "file"),
             completion: .file(extension: "toml"))
     var config: String?
 
-    @Option(name: .long, help: ArgumentHelp("The screen's size.", valueName: "WxH"))
+    @Option(name: .long, help: ArgumentHelp("With --svg: the screen's size.", valueName: "WxH"))
     var screen = "1920x1080"
 
-    @Option(name: .long, help: "Mark a popup open: NAME, or NAME=X,Y,W,H for a window popup.", completion: .popupNames)
+    @Option(name: .long, help: "With --svg: mark a popup open: NAME, or NAME=X,Y,W,H for a window popup.", completion: .popupNames)
     var open: [String] = []
 
     func validate() throws {
-        guard svg != nil else {
-            throw ValidationError("--svg FILE is required: drawing on the screen is not available yet")
+        if svg != nil {
+            guard popups.isEmpty, !all, !off, seconds == ShowRequest.defaultSeconds else {
+                throw ValidationError("--svg draws offline: name its popups with --open, and leave out POPUP, --for, --all and --off")
+            }
+            _ = try size()
+            return
         }
-        _ = try size()
+        guard config == nil, open.isEmpty, screen == "1920x1080" else {
+            throw ValidationError("--config, --screen and --open go with --svg; the daemon draws its own configuration")
+        }
+        guard (1...ShowRequest.maxSeconds).contains(seconds) else {
+            throw ValidationError("--for \(seconds): from 1 to \(ShowRequest.maxSeconds) seconds")
+        }
+        if off && (!popups.isEmpty || all) { throw ValidationError("--off stops the drawing: it takes no POPUP and no --all") }
     }
 
     private func size() throws -> (width: Int32, height: Int32) {
@@ -47,10 +78,10 @@ struct Show: ParsableCommand {
     }
 
     func run() throws {
+        guard let svg else { return try drawOnScreen() }
         let engine = try OfflineEngine.load(config: config, open: open, rectPopupsByDefault: true)
         let (width, height) = try size()
         let picture = DecisionPicture.svg(engine, screen: Rect(x: 0, y: 0, width: width, height: height))
-        guard let svg else { return }
         if svg == "-" {
             print(picture, terminator: "")
             return
@@ -60,6 +91,21 @@ struct Show: ParsableCommand {
             throw ExitCode(2)
         }
         if engine.open.isEmpty { printError("clickawayctl: no popup is open: the picture shows only anchors and exclusions") }
+    }
+
+    private func drawOnScreen() throws {
+        let request = off ? ShowRequest.stop : ShowRequest(popups: popups, seconds: seconds, all: all)
+        let reply = try callDaemon(.show(request))
+        let shown = try understood { () throws(MalformedReply) in try ShowReply(reply: reply) }
+        if off {
+            print(shown.stopped ? "stopped drawing" : "nothing was being drawn")
+            return
+        }
+        let what = shown.popups.isEmpty
+            ? (popups.isEmpty ? "no popup is open: drawing the popups" : "not open: drawing \(popups.joined(separator: ", "))")
+                + " as they open"
+            : "drawing \(shown.popups.joined(separator: ", "))"
+        print("\(what) on \(counted(shown.outputs, "output")) for \(shown.seconds) s (clickawayctl show --off stops it)")
     }
 }
 

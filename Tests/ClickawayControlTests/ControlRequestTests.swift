@@ -12,6 +12,7 @@ import Testing
                                  anchors: [.init(x: 1, y: 2, width: 3, height: 4)], outsideClick: .replay, trigger: .click,
                                  buttons: ButtonSet([1, 3]), graceMs: 0, escape: true, dismiss: .command(["eww", "close", "cal"]))),
         .wait(RuntimePopupRequest(form: .pid(4242, timeoutMs: 2500), dismiss: .kill)),
+        .show(ShowRequest()), .show(ShowRequest(popups: ["menu", "cal"], seconds: 3600, all: true)), .show(.stop),
     ]
 
     @Test(arguments: every)
@@ -32,12 +33,16 @@ import Testing
         ("hello", "malformed request: "),
         (#"[1,2,3]"#, #"a request is an object with a "request" key"#),
         (#"{"request":42}"#, #"a request is an object with a "request" key"#),
-        (#"{"request":"explode"}"#, #"unknown request "explode" (known: sync, status, reload, open, close, toggle, hit, monitor, add, wait)"#),
+        (#"{"request":"explode"}"#, #"unknown request "explode" (known: sync, status, reload, open, close, toggle, hit, monitor, add, wait, show)"#),
         (#"{"request":"open"}"#, #"this request needs the popup's name: {"request":"open","popup":"NAME"}"#),
         (#"{"request":"hit","x":1.5,"y":2}"#, "hit needs integer coordinates"),
         (#"{"request":"hit","x":1,"y":99999999999}"#, "hit needs integer coordinates"),
         (#"{"request":"hit","x":1,"y":2,"button":0}"#, "button must be 1 to 255, not 0"),
         (#"{"request":"hit","x":1,"y":2,"button":256}"#, "button must be 1 to 255, not 256"),
+        (#"{"request":"show","seconds":0}"#, #"show: "seconds" is a whole number from 1 to 3600"#),
+        (#"{"request":"show","popups":"menu"}"#, #"show: "popups" is a list of names"#),
+        (#"{"request":"show","for":3}"#, #"show: unknown key "for""#),
+        (#"{"request":"show","off":1}"#, #"show: "off" is true or false"#),
     ])
     func invalidRequestsSayWhatIsWrong(_ line: String, _ message: String) {
         #expect {
@@ -56,6 +61,9 @@ import Testing
         let rect = RectPopupReply(popup: "menu", open: true)
         #expect(rect.json.text == #"{"ok":true,"popup":"menu","open":true}"#)
         #expect(try RectPopupReply(reply: rect.json) == rect)
+        let show = ShowReply(popups: ["menu"], seconds: 5, outputs: 2)
+        #expect(show.json.text == #"{"ok":true,"popups":["menu"],"seconds":5,"outputs":2,"stopped":false}"#)
+        #expect(try ShowReply(reply: show.json) == show)
         let refusal = Refusal("the new configuration was rejected", diagnostics: "a.toml:1:1: error")
         #expect(refusal.json.text == #"{"ok":false,"error":"the new configuration was rejected","diagnostics":"a.toml:1:1: error"}"#)
         #expect(Refusal(reply: refusal.json) == refusal)

@@ -94,9 +94,18 @@ struct ShowSVGTests {
         try check(config: Self.nested, open: ["menu", "sub"], screen: (900, 700))
     }
 
-    @Test func showWithoutSvgSaysWhatIsMissing() throws {
+    @Test func theOfflineOptionsGoWithSvgOnly() throws {
         let run = try ctl(["show", "--config", "CONFIG"], config: Self.nested)
         #expect(run.status == 64)
-        #expect(run.stderr.contains("--svg FILE is required"), "\(run.stderr)")
+        #expect(run.stderr.contains("--config, --screen and --open go with --svg"), "\(run.stderr)")
+        let both = try ctl(["show", "--svg", "-", "--for", "3", "--config", "CONFIG"], config: Self.nested)
+        #expect(both.status == 64)
+        #expect(both.stderr.contains("--svg draws offline"), "\(both.stderr)")
+        // Any number of popups; --off takes none.
+        let off = try ctl(["show", "menu", "sub", "--off"], config: Self.nested)
+        #expect(off.status == 64)
+        #expect(off.stderr.contains("--off stops the drawing: it takes no POPUP and no --all"), "\(off.stderr)")
+        let long = try ctl(["show", "menu", "--for", "0"], config: Self.nested)
+        #expect(long.stderr.contains("--for 0: from 1 to 3600 seconds"), "\(long.stderr)")
     }
 }

@@ -44,6 +44,11 @@ public final class X11Display: Display {
     private var readAheadStart = 0
     /// The daemon must refresh (`DisplayInput.changed`) before the next event.
     private var changed = false
+    /// `clickawayctl show` is drawing: in grab mode Escape is grabbed, and ends it
+    /// (`X11ShowCanvas`). Not in shield mode, where the root holds no grab while the pointer
+    /// is in a hole: any passive grab there costs every click in a hole the X server's check
+    /// of the root's grabs (BENCHMARKS.md, show).
+    var showTakesEscape = false
 
     enum Interception: String {
         case grab = "x11-grab"
@@ -313,7 +318,7 @@ public final class X11Display: Display {
             shield.update(active: wanted.active || shieldHoldsAClick, holes: wanted.active ? engine.holes(in: screen) : [])
             grabOverShield()
         }
-        let wantsEscape = engine.open.contains { popups[Int($0.popup)].escape }
+        let wantsEscape = (showTakesEscape && interception == .grab) || engine.open.contains { popups[Int($0.popup)].escape }
         for (combo, error) in escapeGrabs.update(to: wantsEscape ? escapeKeycodes.map(PassiveGrabSet.Input.key) : []) {
             let sentence = escapeGrabs.escapeRefusalSentence(combo, error)
             logger.error("\(sentence)")
