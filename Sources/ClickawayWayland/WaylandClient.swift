@@ -109,37 +109,33 @@ public final class WaylandClient {
 
     /// An ARGB8888 buffer of zeros (fully transparent): a new memfd is all zeros, so
     /// nothing needs to be written or mapped.
+    package func makeTransparentBuffer(width: Int32, height: Int32) throws -> OpaquePointer {
+        try makeBuffer(width: width, height: height, name: "clickaway-overlay", painted: false) { _ in }
+    }
+
     /// An ARGB8888 buffer whose pixels (transparent at first, one UInt32 each, rows of
     /// `width`) `paint` fills in.
     package func makeBuffer(width: Int32, height: Int32, _ paint: (UnsafeMutableBufferPointer<UInt32>) -> Void) throws -> OpaquePointer {
-        guard let shm else { throw WaylandError.missingGlobal(interface: "wl_shm", purpose: "for a surface's buffer") }
-        let stride = width * 4
-        let byteCount = Int(stride) * Int(height)
-        let fd = cwl_memfd_create("clickaway-show")
-        guard fd >= 0 else { throw WaylandError.systemCall("memfd_create for a \(width)x\(height) buffer", errno: errno) }
-        defer { close(fd) }
-        guard ftruncate(fd, off_t(byteCount)) == 0 else {
-            throw WaylandError.systemCall("ftruncate of a \(byteCount)-byte buffer", errno: errno)
-        }
-        guard let memory = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), memory != MAP_FAILED else {
-            throw WaylandError.systemCall("mmap of a \(byteCount)-byte buffer", errno: errno)
-        }
-        paint(UnsafeMutableBufferPointer(start: memory.bindMemory(to: UInt32.self, capacity: byteCount / 4), count: byteCount / 4))
-        munmap(memory, byteCount)
-        let pool = wl_shm_create_pool(shm, fd, Int32(byteCount))!
-        defer { wl_shm_pool_destroy(pool) }
-        return wl_shm_pool_create_buffer(pool, 0, width, height, stride, WL_SHM_FORMAT_ARGB8888.rawValue)!
+        try makeBuffer(width: width, height: height, name: "clickaway-show", painted: true, paint)
     }
 
-    package func makeTransparentBuffer(width: Int32, height: Int32) throws -> OpaquePointer {
+    private func makeBuffer(width: Int32, height: Int32, name: String, painted: Bool,
+                            _ paint: (UnsafeMutableBufferPointer<UInt32>) -> Void) throws -> OpaquePointer {
         guard let shm else { throw WaylandError.missingGlobal(interface: "wl_shm", purpose: "for a surface's buffer") }
         let stride = width * 4
         let byteCount = Int(stride) * Int(height)
-        let fd = cwl_memfd_create("clickaway-overlay")
+        let fd = cwl_memfd_create(name)
         guard fd >= 0 else { throw WaylandError.systemCall("memfd_create for a \(width)x\(height) buffer", errno: errno) }
         defer { close(fd) }
         guard ftruncate(fd, off_t(byteCount)) == 0 else {
             throw WaylandError.systemCall("ftruncate of a \(byteCount)-byte buffer", errno: errno)
+        }
+        if painted {
+            guard let memory = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), memory != MAP_FAILED else {
+                throw WaylandError.systemCall("mmap of a \(byteCount)-byte buffer", errno: errno)
+            }
+            paint(UnsafeMutableBufferPointer(start: memory.bindMemory(to: UInt32.self, capacity: byteCount / 4), count: byteCount / 4))
+            munmap(memory, byteCount)
         }
         // The pool may go at once: the buffer keeps the memory alive in the compositor.
         let pool = wl_shm_create_pool(shm, fd, Int32(byteCount))!
