@@ -33,6 +33,9 @@ STAGE ?= .build/stage
 VERSION := $(shell sed -n 's/^public let clickawayVersion = "\(.*\)"$$/\1/p' Sources/ClickawayCore/Version.swift)
 # The date on the generated man page: the last commit's, so rebuilding changes nothing.
 MANDATE ?= $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
+# The hand-written clickaway.toml(5) is dated by the last commit that changed it, as the
+# generated pages are by MANDATE; outside a git checkout it keeps the date it carries.
+TOML5DATE ?= $(shell git log -1 --format=%cd --date='format:%B %-d, %Y' -- man/clickaway.toml.5 2>/dev/null)
 # apt-get needs root; as another user, make asks sudo.
 SUDO ?= $(if $(filter 0,$(shell id -u)),,sudo)
 RELEASE_BIN = $(shell $(SWIFT) build -c release $(STATIC) --show-bin-path)
@@ -126,7 +129,7 @@ stage: $(if $(BUILDDIR),,binaries)
 	    $(STAGE)/bin/$$binary --generate-completion-script fish >$(STAGE)/share/fish/vendor_completions.d/$$binary.fish; \
 	    $(STAGE)/bin/$$binary --generate-manual --date $(MANDATE) >$(STAGE)/share/man/man1/$$binary.1; \
 	done
-	cp man/clickaway.toml.5 $(STAGE)/share/man/man5/
+	sed '$(if $(TOML5DATE),s/^\.Dd .*/.Dd $(TOML5DATE)/)' man/clickaway.toml.5 >$(STAGE)/share/man/man5/clickaway.toml.5
 	cp systemd/clickaway.service $(STAGE)/share/systemd/user/
 	cp config/recipes/*.toml config/recipes/*.sh $(STAGE)/share/clickaway/recipes/
 	cp README.md LICENSE config/config.toml $(STAGE)/share/doc/clickaway/
