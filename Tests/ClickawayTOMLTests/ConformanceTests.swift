@@ -35,7 +35,7 @@ enum Corpus {
 @Suite(.enabled(if: Corpus.isInstalled || Corpus.isCI, "the toml-test corpus is not installed (apt-get install golang-github-burntsushi-toml-dev)"))
 struct ConformanceTests {
     @Test func corpusIsThere() {
-        #expect(Corpus.isInstalled, "no toml-test corpus at \(Corpus.directory): .ci/run installs golang-github-burntsushi-toml-dev")
+        #expect(Corpus.isInstalled, "no toml-test corpus at \(Corpus.directory): make deps installs golang-github-burntsushi-toml-dev")
         #expect(Corpus.cases("valid").count >= 100)
         #expect(Corpus.cases("invalid").count >= 200)
     }

@@ -76,9 +76,9 @@ public final class HeadlessCompositor {
         }
         let directory = String(cString: made)
         runtimeDirectory = directory
-        // KWin as another user than the tests needs CAP_SYS_PTRACE (see `kwin`); a container
-        // without it runs KWin as root, the tests' own user.
-        let user = kind == .kwin && !Self.mayGrantPtrace ? nil : try Self.unprivilegedUser()
+        // KWin as another user than the tests needs CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH
+        // (see `kwin`); a container without them runs KWin as root, the tests' own user.
+        let user = kind == .kwin && !Self.mayGrantKWinCapabilities ? nil : try Self.unprivilegedUser()
         let launch: Launch
         var started: [ChildProcess] = []
         var socket: String?
@@ -247,8 +247,11 @@ public final class HeadlessCompositor {
     /// carries the file capability cap_sys_resource, which a container without that
     /// capability refuses to exec (EPERM); a copy has none. Under root the test process and
     /// KWin differ in user, and KWin gives fake input only to clients whose executable it
-    /// can read in /proc, which it can for its own user's: CAP_SYS_PTRACE lets it read the
-    /// test process's, as it would read a same-user client's on a desktop.
+    /// can read twice, through /proc/PID/exe and by its path, and finds the same (KWin 5.27
+    /// does so even with KWIN_WAYLAND_NO_PERMISSION_CHECKS), which it can for its own user's
+    /// on a desktop. CAP_SYS_PTRACE lets it read the test process's /proc/PID/exe, and
+    /// CAP_DAC_READ_SEARCH its path where `nobody` may not look: a checkout under /root,
+    /// mode 0700 on Debian, as on a fresh machine where root clones and runs `make test`.
     private static func kwin(_ directory: String, _ output: HeadlessOutput, asRoot: Bool, trusted: [String]?) throws -> Launch {
         let binary = try kwinCopy()
         let bus = directory + "/bus"
@@ -276,7 +279,7 @@ public final class HeadlessCompositor {
             steps: [
                 .init(command: ["dbus-daemon", "--session", "--nofork", "--nopidfile", "--address=unix:path=\(bus)"], readyPath: bus),
                 .init(command: kwin, readyPath: directory + "/" + socket,
-                      extraPrivileges: asRoot ? ["--inh-caps=+sys_ptrace", "--ambient-caps=+sys_ptrace"] : []),
+                      extraPrivileges: asRoot ? ["--inh-caps=+sys_ptrace,+dac_read_search", "--ambient-caps=+sys_ptrace,+dac_read_search"] : []),
             ],
             environment: environment, waylandSocket: directory + "/" + socket, ipcSocket: nil,
             firstOutput: HeadlessOutput(name: "Virtual-0", rect: Rect(x: 0, y: 0, width: output.rect.width, height: output.rect.height)))
@@ -324,12 +327,14 @@ public final class HeadlessCompositor {
         }
     }
 
-    /// Whether this process may hand CAP_SYS_PTRACE (19) to a child: it is in the bounding set.
-    private static let mayGrantPtrace: Bool = {
+    /// Whether this process may hand CAP_SYS_PTRACE (19) and CAP_DAC_READ_SEARCH (2) to a
+    /// child: both are in the bounding set.
+    private static let mayGrantKWinCapabilities: Bool = {
         let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapBnd:") }),
               let mask = UInt64(line.dropFirst("CapBnd:".count).trimmingCharacters(in: .whitespaces), radix: 16) else { return false }
-        return mask & (1 << 19) != 0
+        let wanted: UInt64 = 1 << 19 | 1 << 2
+        return mask & wanted == wanted
     }()
 
     private static func unprivilegedUser() throws -> (name: String, uid: uid_t, gid: gid_t)? {
