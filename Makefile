@@ -133,7 +133,7 @@ stage: $(if $(BUILDDIR),,binaries)
 	cp systemd/clickaway.service $(STAGE)/share/systemd/user/
 	cp config/recipes/*.toml config/recipes/*.sh $(STAGE)/share/clickaway/recipes/
 	cp README.md LICENSE config/config.toml $(STAGE)/share/doc/clickaway/
-	cp docs/*.md docs/example.toml docs/example.svg $(STAGE)/share/doc/clickaway/docs/
+	cp docs/*.md docs/*.png docs/example.toml docs/example.svg $(STAGE)/share/doc/clickaway/docs/
 
 install: stage
 	packaging/install.sh --from $(STAGE) $(INSTALL_ARGUMENTS)
