@@ -133,7 +133,7 @@ final class WindowTracker {
         let atoms = Self.matchedAtoms(for: model, atoms: x.atoms)
         let titlesNewlyFollowed = atoms.count > matchedAtoms.count
         matchedAtoms = atoms
-        let added = lookup == .none ? [] : Set(model.windowMatches).subtracting(roster.model.windowMatches)
+        let added = lookup == .none ? [] : Self.addedMatches(from: roster.model.windowMatches, to: model.windowMatches)
         roster.rematch(model)
         switch lookup {
         case .none:
@@ -153,6 +153,18 @@ final class WindowTracker {
             for window in roster.stacking where roster[window] == nil && seen[window] != nil { enqueue(window, reading: false) }
         }
         settleFamilies(now: now, force: true)
+    }
+
+    /// The window matches in `new` and not in `old`. Most models differ from the one before
+    /// in a few popups (a runtime popup appended, one edited): only what lies between the
+    /// common beginning and end is hashed.
+    static func addedMatches(from old: [WindowMatch], to new: [WindowMatch]) -> [WindowMatch] {
+        var head = 0
+        while head < old.count, head < new.count, old[head] == new[head] { head += 1 }
+        var tail = 0
+        while tail < old.count - head, tail < new.count - head, old[old.count - 1 - tail] == new[new.count - 1 - tail] { tail += 1 }
+        let removed = Set(old[head..<(old.count - tail)])
+        return new[head..<(new.count - tail)].filter { !removed.contains($0) }
     }
 
     /// Whether `work` has something to do now: a window to place, one to start reading, or
@@ -585,11 +597,10 @@ final class WindowTracker {
     }
 
     /// Asks for WM_STATE on `level`, each window followed for PropertyNotify before (a window
-    /// manager setting it just after the read is still heard). An override-redirect window is
-    /// never managed: no WM_STATE will come, nothing to follow.
+    /// manager setting it just after the read is still heard). Override-redirect top-levels
+    /// too: i3's frames are, and i3 may set WM_STATE on the client below after mapping one.
     private func searchLevel(_ level: [WindowID], depth: Int, searched: [WindowID], _ read: WindowRead) {
-        let overrideRedirect = read.attributes?.overrideRedirect ?? false
-        for w in level where !overrideRedirect && watched[w] == nil { x.watchProperties(w) }
+        for w in level where watched[w] == nil { x.watchProperties(w) }
         read.stage = .wmState(depth: depth, level: level, searched: searched, Batch(level.map(x.sendHasWMState)))
     }
 
@@ -604,9 +615,7 @@ final class WindowTracker {
     /// The client search is over: follow what may change the answer, and read the client.
     private func found(_ client: WindowID?, managed: Bool, searched: [WindowID], _ read: WindowRead) -> Advance {
         let top = read.top
-        let overrideRedirect = read.attributes?.overrideRedirect ?? false
-        if let client, overrideRedirect, watched[client] == nil { x.watchProperties(client) }
-        watch(managed || overrideRedirect ? client.map { [$0] } ?? [] : searched, for: top)
+        watch(managed ? client.map { [$0] } ?? [] : searched, for: top)
         guard let client else {
             setSeen(top, nil)
             return .finished(changed: roster.forget(top))

@@ -134,11 +134,12 @@ public final class X11Display: Display {
                 continue
             }
             let step = tracker.work(now: clock.now())
-            if step.changed {
-                changed = true
+            if step.changed { changed = true }
+            if step.progressed {
+                // A window read may turn out to be a frame the shield must stay above.
                 keepShieldAbove()
+                continue
             }
-            if step.progressed { continue }
             if changed {
                 changed = false
                 return .changed
