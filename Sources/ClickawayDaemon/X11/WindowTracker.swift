@@ -599,8 +599,14 @@ final class WindowTracker {
     /// Asks for WM_STATE on `level`, each window followed for PropertyNotify before (a window
     /// manager setting it just after the read is still heard). Override-redirect top-levels
     /// too: i3's frames are, and i3 may set WM_STATE on the client below after mapping one.
+    /// Each is followed for `read.top` at once: a WM_STATE set while the search goes on
+    /// (events are handled between its steps) reads the window again (`again`).
     private func searchLevel(_ level: [WindowID], depth: Int, searched: [WindowID], _ read: WindowRead) {
-        for w in level where watched[w] == nil { x.watchProperties(w) }
+        for w in level where watched[w] == nil {
+            x.watchProperties(w)
+            watched[w] = read.top
+            watchedFor[read.top, default: []].append(w)
+        }
         read.stage = .wmState(depth: depth, level: level, searched: searched, Batch(level.map(x.sendHasWMState)))
     }
 
