@@ -415,8 +415,12 @@ public final class X11Display: Display {
 
     public func configurationReplaced(_ model: ClickModel, backend: Backend) {
         tracker.replaceModel(model, now: clock.now())
+        // The grabs held stay (the refresh after a reload asks for what the new popups take):
+        // a press during a reload is still intercepted, and no round trip retakes them. A new
+        // backend starts afresh, and a refused combination is tried again.
+        let switching = backend != self.backend
         self.backend = backend
-        buttonGrabs.release()
+        if switching || !buttonGrabs.refused.isEmpty { buttonGrabs.release() }
         do {
             try useBackend(backend)
         } catch {
