@@ -12,6 +12,7 @@
  *   stop --pid P
  *   reload --pid P --runs N
  *   windows --popups N --mode cycle|keep [--class CLASS]
+ *   openpid --runs N
  *
  * The X display comes from $DISPLAY, the control socket from
  * $XDG_RUNTIME_DIR/clickaway/ctl.sock. Results are printed as key=value lines.
@@ -1018,6 +1019,43 @@ static int windows(struct options *o) {
     return 0;
 }
 
+/* `clickawayctl open --pid` in a loop, as `wait` (the popup goes with the connection): a
+ * window of this process (_NET_WM_PID), then `--runs` times (or until SIGTERM) a runtime
+ * popup for this pid, timed to its reply (the daemon has found the window), and the
+ * connection closed (the popup removed). The popup's grace keeps clicks elsewhere from
+ * dismissing it. */
+static int openpid(struct options *o) {
+    if (o->runs < 1) die("--runs must be at least 1");
+    signal(SIGTERM, windows_on_term);
+    x_connect();
+    static const char class_pair[] = "opener\0Opener";
+    xcb_window_t w = make_window(1000, 100, class_pair, sizeof class_pair);
+    xcb_intern_atom_reply_t *a = xcb_intern_atom_reply(c, xcb_intern_atom(c, 0, 11, "_NET_WM_PID"), NULL);
+    if (!a) die("cannot intern _NET_WM_PID");
+    uint32_t pid = (uint32_t)getpid();
+    xcb_change_property(c, XCB_PROP_MODE_REPLACE, w, a->atom, XCB_ATOM_CARDINAL, 32, 1, &pid);
+    free(a);
+    xcb_map_window(c, w);
+    free(xcb_get_input_focus_reply(c, xcb_get_input_focus(c), NULL));
+    /* Not a literal starting with {"request": the pid is written in at run time. */
+    char request[200];
+    snprintf(request, sizeof request, "{\"pid\":%ld,\"grace_ms\":3600000,\"timeout_ms\":5000,\"request\":\"wait\"}", (long)pid);
+    int64_t *samples = calloc((size_t)o->runs, sizeof *samples);
+    long done = 0;
+    for (; done < o->runs && !windows_stop; done++) {
+        int ctl = ctl_connect();
+        int64_t start = now_ns();
+        char *reply = ctl_request(ctl, request);
+        samples[done] = now_ns() - start;
+        if (strncmp(reply, "{\"ok\":true", 10) != 0) die("wait --pid answered %s", reply);
+        free(reply);
+        close(ctl);
+    }
+    if (done == 0) die("no runtime popup was registered before SIGTERM");
+    print_latency(samples, (size_t)done);
+    return 0;
+}
+
 static void usage(void) {
     fputs("usage: clickbench latency --mode target|inside|outside|rtt --clicks N [--daemon [--pid P]|--reference-grabber] [--samples FILE]\n"
           "       clickbench stats --samples FILE\n"
@@ -1028,7 +1066,8 @@ static void usage(void) {
           "       clickbench startup --runs N --log FILE -- DAEMON ARGS...\n"
           "       clickbench stop --pid P\n"
           "       clickbench reload --pid P --runs N\n"
-          "       clickbench windows --popups N --mode cycle|keep [--class CLASS]\n",
+          "       clickbench windows --popups N --mode cycle|keep [--class CLASS]\n"
+          "       clickbench openpid --runs N\n",
           stderr);
     exit(2);
 }
@@ -1080,5 +1119,6 @@ int main(int argc, char **argv) {
     if (strcmp(mode_name, "stop") == 0) return stop(&o);
     if (strcmp(mode_name, "stats") == 0) return stats(&o);
     if (strcmp(mode_name, "windows") == 0) return windows(&o);
+    if (strcmp(mode_name, "openpid") == 0) return openpid(&o);
     usage();
 }

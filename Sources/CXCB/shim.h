@@ -5,6 +5,8 @@
 #include <xcb/xfixes.h>
 #include <xcb/randr.h>
 #include <xcb/xtest.h>
+// xcb_poll_for_reply and xcb_wait_for_reply: replies collected apart from their requests.
+#include <xcb/xcbext.h>
 
 // xcb_extension_t is an incomplete type in the public headers, so Swift cannot import the
 // extension id globals themselves; these hand out their addresses for

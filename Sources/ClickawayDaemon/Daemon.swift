@@ -337,7 +337,7 @@ public final class Daemon {
         // Announced once the display has the new interception: a script that clicks when it
         // sees "opened" is not faster than the daemon.
         display.flush()
-        monitor.announce(engine.open, describe: openPopup)
+        monitor.announce(engine.open, windows: display.windows, describe: openPopup)
         supervision.status(statusLine())
     }
 

@@ -8,7 +8,13 @@ struct MonitorFeed {
     let control: ControlServer
     /// The open popups last announced, by instance, as they were described then: a reload
     /// may rename or remove their popups.
-    private var announced: [InstanceID: OpenPopup] = [:]
+    private var announced: [InstanceID: Announced] = [:]
+
+    private struct Announced {
+        var popup: OpenPopup
+        /// The family's windows as the window source gave them (`popup.members`, unwritten).
+        var members: [UInt32]
+    }
 
     init(control: ControlServer) { self.control = control }
 
@@ -18,27 +24,39 @@ struct MonitorFeed {
     }
 
     /// Announces what opened and closed since the last call, and open popups whose windows
-    /// (their family) changed.
-    mutating func announce(_ open: [PopupInstance], describe: (PopupInstance) -> OpenPopup) {
-        var now: [InstanceID: OpenPopup] = [:]
+    /// (their family) changed. In proportion to what changed: an instance already announced
+    /// is looked up, not described again unless its family changed, and what closed is
+    /// looked for only when some did (a refresh with two thousand popups open writes nothing).
+    mutating func announce(_ open: [PopupInstance], windows: any WindowSource, describe: (PopupInstance) -> OpenPopup) {
+        var stillOpen = 0
+        /// In `open`'s order: each new instance (`opened`) or one whose family changed (`family`).
+        var events: [(id: InstanceID, opened: Bool)] = []
+        var opened: [InstanceID: Announced] = [:]
         for o in open {
-            guard let before = announced[o.id] else {
-                now[o.id] = describe(o)
+            let members = o.id.window.map(windows.familyMembers(of:)) ?? []
+            guard let index = announced.index(forKey: o.id) else {
+                opened[o.id] = Announced(popup: describe(o), members: members)
+                events.append((o.id, true))
                 continue
             }
-            let members = describe(o).members
-            now[o.id] = before
-            now[o.id]?.members = members
-        }
-        for (id, popup) in announced where now[id] == nil { send(.closed(popup)) }
-        for o in open {
-            guard let popup = now[o.id] else { continue }
-            if let before = announced[o.id] {
-                if before.members != popup.members { send(.family(popup)) }
-            } else {
-                send(.opened(popup))
+            stillOpen += 1
+            if announced.values[index].members != members {
+                announced.values[index].popup.members = describe(o).members
+                announced.values[index].members = members
+                events.append((o.id, false))
             }
         }
-        announced = now
+        if stillOpen != announced.count {
+            let ids = Set(open.map(\.id))
+            for (id, entry) in announced where !ids.contains(id) {
+                send(.closed(entry.popup))
+                announced[id] = nil
+            }
+        }
+        announced.merge(opened) { $1 }
+        for (id, isNew) in events {
+            let popup = announced[id]!.popup
+            send(isNew ? .opened(popup) : .family(popup))
+        }
     }
 }

@@ -13,7 +13,7 @@ public struct WMClass: Hashable, Sendable {
 }
 
 /// A property's value as the server stores it.
-struct PropertyValue {
+public struct PropertyValue {
     var type: Atom
     var format: UInt8
     var bytes: [UInt8]
@@ -38,7 +38,7 @@ struct PropertyValue {
 
 extension XConnection {
     /// Properties longer than this (in 32-bit units: 64 KiB) are read truncated.
-    private static let propertyLongLength: UInt32 = 16384
+    static let propertyLongLength: UInt32 = 16384
 
     private func sendGetProperty(_ window: WindowID, _ property: Atom, type: Atom = UInt32(XCB_GET_PROPERTY_TYPE_ANY.rawValue)) -> xcb_get_property_cookie_t {
         xcb_get_property(c, 0, window, property, type, 0, Self.propertyLongLength)
@@ -109,13 +109,13 @@ extension XConnection {
             transientFor: replies[5]?.words.first ?? 0)
     }
 
-    private func wmClass(from value: PropertyValue) -> WMClass? {
+    func wmClass(from value: PropertyValue) -> WMClass? {
         let parts = value.strings(latin1: value.type == UInt32(XCB_ATOM_STRING.rawValue))
         guard parts.count >= 2 else { return nil }
         return WMClass(instance: parts[0], windowClass: parts[1])
     }
 
-    private func title(netWMName: PropertyValue?, wmName: PropertyValue?) -> String? {
+    func title(netWMName: PropertyValue?, wmName: PropertyValue?) -> String? {
         if let netWMName, netWMName.type == atoms.utf8String, let title = netWMName.strings(latin1: false).first {
             return title
         }
@@ -123,7 +123,7 @@ extension XConnection {
         return wmName.strings(latin1: wmName.type == UInt32(XCB_ATOM_STRING.rawValue)).first ?? ""
     }
 
-    private static func windowTypeName(_ atomName: String) -> String {
+    static func windowTypeName(_ atomName: String) -> String {
         let prefix = "_NET_WM_WINDOW_TYPE_"
         return (atomName.hasPrefix(prefix) ? String(atomName.dropFirst(prefix.count)) : atomName).lowercased()
     }

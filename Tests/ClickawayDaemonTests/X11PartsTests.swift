@@ -1,4 +1,5 @@
 @testable import ClickawayDaemon
+import ClickawayCore
 import ClickawayX11
 import Testing
 
@@ -43,5 +44,20 @@ import Testing
         // Buttons above 5 have no bit of their own: only buttons 1-5 count as held.
         #expect(!Self.othersHeld(8, state: []))
         #expect(Self.othersHeld(8, state: .button(2)))
+    }
+
+    /// A new model places only the windows its new matches can take: what they are.
+    @Test func addedMatchesAreThoseBetweenTheCommonBeginningAndEnd() {
+        let a = WindowMatch(windowClass: "A"), b = WindowMatch(windowClass: "B"), c = WindowMatch(windowClass: "C")
+        let pid = WindowMatch(pid: 42), excluded = WindowMatch(windowClass: "Keyboard")
+        #expect(WindowTracker.addedMatches(from: [a, b, excluded], to: [a, b, excluded]).isEmpty)
+        // A runtime popup comes after the configured ones, before the exclusions.
+        #expect(WindowTracker.addedMatches(from: [a, b, excluded], to: [a, b, pid, excluded]) == [pid])
+        #expect(WindowTracker.addedMatches(from: [a, b, pid, excluded], to: [a, b, excluded]).isEmpty)
+        // One edited; one moved is not new.
+        #expect(WindowTracker.addedMatches(from: [a, b, excluded], to: [a, c, excluded]) == [c])
+        #expect(WindowTracker.addedMatches(from: [a, b, c], to: [c, b, a]).isEmpty)
+        #expect(WindowTracker.addedMatches(from: [], to: [a, a]) == [a, a])
+        #expect(WindowTracker.addedMatches(from: [a], to: [a, a]) == [a])
     }
 }

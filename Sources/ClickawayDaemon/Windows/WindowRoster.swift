@@ -51,10 +51,29 @@ public final class WindowRoster<Details>: WindowSource {
     private let logger: Logger
     private let naming: Naming
     /// The windows that play a role, by the key the display stacks them by.
-    public private(set) var entries: [UInt32: Entry] = [:]
+    public private(set) var entries: [UInt32: Entry] = [:] {
+        didSet { openCache = nil; areasCache = nil }
+    }
     /// Keys bottom to top; may hold windows with no entry (all the X root's children).
-    public var stacking: [UInt32] = []
-    public var closing = ClosingWindows()
+    public var stacking: [UInt32] = [] {
+        didSet { openCache = nil }
+    }
+    public var closing = ClosingWindows() {
+        didSet { openCache = nil; areasCache = nil }
+    }
+    /// The key of each entry by its window (`entry(forWindow:)`).
+    private var keyOfWindow: [UInt32: UInt32] = [:]
+    /// The keys of the entries of each open instance's family, by the instance's window.
+    private var familyKeys: [UInt32: Set<UInt32>] = [:]
+    /// The keys of the entries that are popup instances of their own (not of a family).
+    public private(set) var instanceKeys: Set<UInt32> = []
+    /// The entries that are popups (their own instance or a family's window), as
+    /// `openInstances` gives them: what it looks for in `stacking`.
+    private var popupInstances: [UInt32: PopupInstance] = [:]
+    /// What `openInstances` and `windowAreas` last answered, until something they depend on
+    /// changes: a refresh after a batch of windows that play no role costs nothing here.
+    private var openCache: [PopupInstance]?
+    private var areasCache: [Area]?
 
     public init(model: ClickModel, naming: Naming, logger: Logger) {
         self.model = model
@@ -78,8 +97,11 @@ public final class WindowRoster<Details>: WindowSource {
         let before = entries[key]
         let still = before.flatMap { $0.window == window && $0.roles.popup == roles.popup ? $0 : nil }
         if still == nil { closing.cancel(window) }
-        entries[key] = Entry(window: window, rect: rect, properties: properties, roles: roles,
-                             openedAt: still?.openedAt ?? now, details: details, family: family)
+        if let before { unindex(key, before) }
+        let entry = Entry(window: window, rect: rect, properties: properties, roles: roles,
+                          openedAt: still?.openedAt ?? now, details: details, family: family)
+        entries[key] = entry
+        index(key, entry)
         if let popup = roles.popup, still == nil {
             logger.info("popup opened", metadata: [
                 "popup": "\(model.popups[Int(popup)].name)", "window": "\(describe(window))", "rect": "\(rect)",
@@ -100,12 +122,13 @@ public final class WindowRoster<Details>: WindowSource {
     }
 
     /// The windows of the open instance `window`'s family, as entries.
-    public func members(of window: UInt32) -> [Entry] { entries.values.filter { $0.family == window } }
+    public func members(of window: UInt32) -> [Entry] { (familyKeys[window] ?? []).compactMap { entries[$0] } }
 
     /// The window at `key` moved or was resized.
     public func move(_ key: UInt32, to rect: Rect) -> Bool {
         guard entries[key] != nil else { return false }
         entries[key]?.rect = rect
+        popupInstances[key]?.rect = rect
         return true
     }
 
@@ -113,6 +136,7 @@ public final class WindowRoster<Details>: WindowSource {
     @discardableResult
     public func forget(_ key: UInt32) -> Bool {
         guard let entry = entries.removeValue(forKey: key) else { return false }
+        unindex(key, entry)
         closing.cancel(entry.window)
         if let popup = entry.roles.popup {
             logger.info("popup closed", metadata: ["popup": "\(model.popups[Int(popup)].name)", "window": "\(describe(entry.window))"])
@@ -130,26 +154,55 @@ public final class WindowRoster<Details>: WindowSource {
             if roles.isNone {
                 forget(key)
             } else {
+                unindex(key, entry)
                 entries[key]?.roles = roles
                 entries[key]?.family = nil
+                index(key, entries[key]!)
             }
         }
         self.model = model
     }
 
     /// The entry whose window is `window`.
-    public func entry(forWindow window: UInt32) -> Entry? { entries.values.first { $0.window == window } }
+    public func entry(forWindow window: UInt32) -> Entry? { keyOfWindow[window].flatMap { entries[$0] } }
+
+    private func index(_ key: UInt32, _ entry: Entry) {
+        keyOfWindow[entry.window] = key
+        if let family = entry.family { familyKeys[family, default: []].insert(key) }
+        if let popup = entry.roles.popup {
+            popupInstances[key] = PopupInstance(popup: popup, rect: entry.rect, openedAt: entry.openedAt, id: .window(entry.window))
+            if entry.family == nil { instanceKeys.insert(key) }
+        }
+    }
+
+    private func unindex(_ key: UInt32, _ entry: Entry) {
+        if keyOfWindow[entry.window] == key { keyOfWindow[entry.window] = nil }
+        if let family = entry.family {
+            familyKeys[family]?.remove(key)
+            if familyKeys[family]?.isEmpty == true { familyKeys[family] = nil }
+        }
+        popupInstances[key] = nil
+        instanceKeys.remove(key)
+    }
 
     // MARK: - WindowSource
 
     public func openInstances() -> [PopupInstance] {
-        stacking.compactMap { key in
-            guard let entry = entries[key], let popup = entry.roles.popup, !closing.contains(entry.window) else { return nil }
-            return PopupInstance(popup: popup, rect: entry.rect, openedAt: entry.openedAt, id: .window(entry.window))
+        if let openCache { return openCache }
+        var open: [PopupInstance] = []
+        if !popupInstances.isEmpty {
+            open.reserveCapacity(popupInstances.count)
+            for key in stacking {
+                guard let instance = popupInstances[key], !closing.contains(instance.id.window ?? 0) else { continue }
+                open.append(instance)
+            }
         }
+        openCache = open
+        return open
     }
 
     public func windowAreas() -> [Area] {
+        if let areasCache { return areasCache }
         var areas: [Area] = []
         for entry in entries.values {
             if let family = entry.family, let popup = popupOf(window: family) {
@@ -158,12 +211,16 @@ public final class WindowRoster<Details>: WindowSource {
             for popup in entry.roles.anchors { areas.append(Area(kind: .anchor(popup: popup), rect: entry.rect)) }
             if entry.roles.excluded { areas.append(Area(kind: .exclusion, rect: entry.rect)) }
         }
+        areasCache = areas
         return areas
     }
 
     public func isPresent(_ window: UInt32) -> Bool { entry(forWindow: window) != nil }
 
-    public func familyMembers(of window: UInt32) -> [UInt32] { members(of: window).map(\.window).sorted() }
+    public func familyMembers(of window: UInt32) -> [UInt32] {
+        guard let keys = familyKeys[window] else { return [] }
+        return keys.compactMap { entries[$0]?.window }.sorted()
+    }
 
     public func describe(_ window: UInt32) -> String {
         switch naming {

@@ -8,9 +8,11 @@ internal import Logging
 /// top-level window is the frame: its rectangle is the popup's, its client is what gets
 /// dismissed. An entry's details say whether the client takes WM_DELETE_WINDOW.
 ///
-/// Everything here runs on window events, never on a press: round trips are allowed, but a
-/// window mapped (or changed) is only queued by `apply`; `inspectNext` reads it later, one
-/// window at a time, so that a press that arrives during a burst of windows is answered first.
+/// Everything here runs on window events, never on a press, and never waits for the X
+/// server: a window mapped (or changed) is queued by `apply`; `work` sends its requests and
+/// collects their replies as they come (`xcb_poll_for_reply`), a few windows at a time, so
+/// that a press that arrives during a burst of windows is read and answered at once. Only
+/// start-up and `sync` wait for the replies (`finishReads`).
 
 final class WindowTracker {
     private let x: XConnection
@@ -34,12 +36,31 @@ final class WindowTracker {
     private var matchedAtoms: [Atom] = []
     /// The mapped children of the root, each with whether it is override-redirect.
     private(set) var mapped: [WindowID: Bool] = [:]
-    /// Top-levels to look at (mapped, reparented to the root, a property changed: `reading`)
-    /// or to place again from what was read (a new model: `placing`), in no particular
-    /// order; one that went meanwhile is skipped.
-    private var pending: [WindowID] = []
+    /// Top-levels to look at (mapped, reparented to the root, a property changed: `toRead`)
+    /// or to place again from what was read (a new model: `toPlace`); one that went
+    /// meanwhile is skipped.
+    private var toRead = WindowQueue()
+    private var toPlace: [WindowID] = []
     private var reading: Set<WindowID> = []
     private var placing: Set<WindowID> = []
+    /// The windows being read: requests sent, replies not all collected.
+    private var reads: [WindowID: WindowRead] = [:]
+    /// Those windows, the one whose requests were sent first first: the X server answers in
+    /// order, so when its replies have not come, no other's have.
+    private var readOrder: [WindowID] = []
+    /// The client of each top-level seen (`seen`, by client).
+    private var topOfClient: [WindowID: WindowID] = [:]
+    /// The top-levels seen by their client's `_NET_WM_PID` (`seen`, by process).
+    private var topsOfPid: [Int32: Set<WindowID>] = [:]
+    /// Seen windows that may belong to a family: override-redirect and nobody's frame, or
+    /// transient for another window. `settleFamilies` places only these.
+    private var familyCandidates: Set<WindowID> = []
+    /// `_NET_WM_WINDOW_TYPE` atoms' names, asked once each.
+    private var atomNames: [Atom: String] = [:]
+
+    /// How many windows are read at once. Enough to keep the X server busy; few enough that
+    /// the replies a press may come behind are read in microseconds.
+    static let readsInFlight = 16
 
     private struct Seen {
         var client: WindowID
@@ -48,6 +69,32 @@ final class WindowTracker {
         var unmanagedOverrideRedirect: Bool
         var inputOnly: Bool
         var properties: WindowMatch.Properties
+        /// The top-level's outer rectangle on the root, kept current by ConfigureNotify.
+        var rect: Rect
+        /// Whether the client lists WM_DELETE_WINDOW in WM_PROTOCOLS.
+        var supportsDelete: Bool
+    }
+
+    private func setSeen(_ top: WindowID, _ s: Seen?) {
+        if let old = seen[top] {
+            if topOfClient[old.client] == top { topOfClient[old.client] = nil }
+            if old.properties.pid != 0 {
+                topsOfPid[old.properties.pid]?.remove(top)
+                if topsOfPid[old.properties.pid]?.isEmpty == true { topsOfPid[old.properties.pid] = nil }
+            }
+        }
+        seen[top] = s
+        if let s {
+            topOfClient[s.client] = top
+            if s.properties.pid != 0 { topsOfPid[s.properties.pid, default: []].insert(top) }
+            if s.unmanagedOverrideRedirect || s.properties.transientFor != 0 {
+                familyCandidates.insert(top)
+            } else {
+                familyCandidates.remove(top)
+            }
+        } else {
+            familyCandidates.remove(top)
+        }
     }
 
     /// How many WM_TRANSIENT_FOR links a family is followed through (a dialog of a dialog ...).
@@ -67,70 +114,182 @@ final class WindowTracker {
     func scan(now: Int64) throws(XError) {
         roster.stacking = try x.queryTree(x.root).children
         for key in roster.entries.keys { roster.forget(key) }
-        seen = [:]
+        for top in Array(seen.keys) { setSeen(top, nil) }
         watched = [:]
         watchedFor = [:]
         mapped = [:]
-        for window in roster.stacking { inspect(window, now: now) }
+        for window in roster.stacking { enqueue(window) }
+        _ = finishReads(now: now)
         settleFamilies(now: now)
     }
 
     /// A new config: roles are matched again against the windows already on screen, by the
-    /// properties read when they were looked at (no round trip but for a window that gains a
-    /// role: its rectangle and protocols); those with no role so far are placed again as
-    /// `lookup` says (a reload: all of them). Titles are read again only where they were not
-    /// followed before and now are.
+    /// properties read when they were looked at (no round trip); those with no role so far
+    /// are placed again as `lookup` says, and only those a match new in this model can take:
+    /// a reload that changes no window match places none, a runtime popup for a process
+    /// (`pid`) or a window places that process's or that window's. Titles are read again
+    /// only where they were not followed before and now are.
     func replaceModel(_ model: ClickModel, now: Int64, inspecting lookup: WindowLookup = .all) {
         let atoms = Self.matchedAtoms(for: model, atoms: x.atoms)
         let titlesNewlyFollowed = atoms.count > matchedAtoms.count
         matchedAtoms = atoms
+        let added = lookup == .none ? [] : Self.addedMatches(from: roster.model.windowMatches, to: model.windowMatches)
         roster.rematch(model)
         switch lookup {
         case .none:
             break
         case .window(let client):
-            for (top, s) in seen where s.client == client && roster[top] == nil { place(top, now: now) }
+            if let top = topOfClient[client], roster[top] == nil { place(top, now: now) }
         case .all where titlesNewlyFollowed:
             for window in roster.stacking where roster[window] == nil && mapped[window] != nil { enqueue(window) }
+        case .all where added.allSatisfy({ $0.pid != nil || $0.window != nil }):
+            // Matches by identity only (runtime popups): the windows they name.
+            for match in added {
+                var tops = match.pid.map { topsOfPid[$0] ?? [] } ?? []
+                if let window = match.window, let top = topOfClient[window] ?? (seen[window] != nil ? window : nil) { tops.insert(top) }
+                for top in tops where roster[top] == nil { enqueue(top, reading: false) }
+            }
         case .all:
             for window in roster.stacking where roster[window] == nil && seen[window] != nil { enqueue(window, reading: false) }
         }
         settleFamilies(now: now, force: true)
     }
 
-    /// Whether windows wait to be looked at or placed (`inspectNext`).
-    var hasPending: Bool { !pending.isEmpty }
+    /// The window matches in `new` and not in `old`. Most models differ from the one before
+    /// in a few popups (a runtime popup appended, one edited): only what lies between the
+    /// common beginning and end is hashed.
+    static func addedMatches(from old: [WindowMatch], to new: [WindowMatch]) -> [WindowMatch] {
+        var head = 0
+        while head < old.count, head < new.count, old[head] == new[head] { head += 1 }
+        var tail = 0
+        while tail < old.count - head, tail < new.count - head, old[old.count - 1 - tail] == new[new.count - 1 - tail] { tail += 1 }
+        let removed = Set(old[head..<(old.count - tail)])
+        return new[head..<(new.count - tail)].filter { !removed.contains($0) }
+    }
+
+    /// Whether `work` has something to do now: a window to place, one to start reading, or
+    /// replies that have come. Reads what the connection holds, never waits.
+    var hasWork: Bool {
+        if !toPlace.isEmpty || (!toRead.isEmpty && readOrder.count < Self.readsInFlight) { return true }
+        guard let top = readOrder.first, let read = reads[top] else { return false }
+        return read.collect(x, wait: false)
+    }
+
+    /// Whether windows are being read or wait to be read or placed.
+    var isBusy: Bool { !reads.isEmpty || !toRead.isEmpty || !toPlace.isEmpty }
 
     private func enqueue(_ top: WindowID, reading read: Bool = true) {
-        let added = read ? reading.insert(top).inserted : placing.insert(top).inserted
-        if added && !(read ? placing : reading).contains(top) { pending.append(top) }
+        if let inFlight = reads[top] {
+            // Read again once this read is done: what it sent may predate the change.
+            if read { inFlight.again = true }
+            return
+        }
+        if read {
+            if reading.insert(top).inserted { toRead.append(top) }
+        } else if !reading.contains(top), placing.insert(top).inserted {
+            toPlace.append(top)
+        }
     }
 
     private func dequeue(_ top: WindowID) {
         reading.remove(top)
         placing.remove(top)
+        if let read = reads.removeValue(forKey: top) {
+            read.discard(x)
+            readOrder.removeAll { $0 == top }
+        }
     }
 
-    /// Looks at (or places) one window waiting to be; returns whether what the engine sees
-    /// changed. `interrupted` is asked between the round trips of a read: when it says a
-    /// press (or anything to answer) has come, the window goes back in the queue.
-    func inspectNext(now: Int64, interrupted: () -> Bool) -> Bool {
-        while let top = pending.popLast() {
-            let read = reading.remove(top) != nil
-            guard placing.remove(top) != nil || read else { continue }
-            let wasInstance = isInstance(top)
-            guard read ? inspect(top, now: now, interrupted: interrupted) : place(top, now: now) else { return false }
-            if isInstance(top) != wasInstance { settleFamilies(now: now) }
-            return true
+    /// One step, never waiting for the X server: the replies of the window read longest ago,
+    /// if they have come, taken on to its next requests or to its place; else the next window
+    /// placed, or its read begun. Returns whether it did anything, and whether what the
+    /// engine sees changed.
+    func work(now: Int64) -> (progressed: Bool, changed: Bool) {
+        if let top = readOrder.first, let read = reads[top] {
+            switch advance(read, wait: false, now: now) {
+            case .waiting:
+                break
+            case .sent:
+                readOrder.removeFirst()
+                readOrder.append(top)
+                return (true, false)
+            case .finished(let changed):
+                return (true, finish(read, changed: changed, now: now))
+            }
         }
-        return false
+        while let top = toPlace.popLast() {
+            guard placing.remove(top) != nil else { continue }
+            return (true, placeSettling(top, now: now))
+        }
+        if readOrder.count < Self.readsInFlight {
+            while let top = toRead.pop() {
+                guard reading.remove(top) != nil else { continue }
+                // The shield, and anything else of the daemon's own.
+                guard !x.isOwn(top) else { continue }
+                start(top)
+                return (true, false)
+            }
+        }
+        return (false, false)
+    }
+
+    /// Completes every read begun and queued, waiting for the replies: for start-up and
+    /// `sync` only. Returns whether what the engine sees changed.
+    @discardableResult
+    func finishReads(now: Int64) -> Bool {
+        var changed = false
+        while true {
+            if let top = readOrder.first, let read = reads[top] {
+                switch advance(read, wait: true, now: now) {
+                case .waiting:
+                    // Only when the connection broke: nothing more will come.
+                    dequeue(top)
+                case .sent:
+                    readOrder.removeFirst()
+                    readOrder.append(top)
+                case .finished(let c):
+                    if finish(read, changed: c, now: now) { changed = true }
+                }
+                // Keep the pipeline full: start the queued reads before waiting on one.
+                while readOrder.count < Self.readsInFlight * 8, let next = toRead.pop() {
+                    if reading.remove(next) != nil, !x.isOwn(next) { start(next) }
+                }
+                continue
+            }
+            let step = work(now: now)
+            if step.changed { changed = true }
+            if !step.progressed && readOrder.isEmpty { return changed }
+        }
+    }
+
+    private func start(_ top: WindowID) {
+        let read = WindowRead(top: top, stage: .attributes(Batch([x.sendGetWindowAttributes(top)])))
+        reads[top] = read
+        readOrder.append(top)
+    }
+
+    /// A read is done: places the window (done in `advance`), settles the families when the
+    /// open instances changed, reads it again when a property changed meanwhile.
+    private func finish(_ read: WindowRead, changed: Bool, now: Int64) -> Bool {
+        reads[read.top] = nil
+        readOrder.removeAll { $0 == read.top }
+        if read.again { enqueue(read.top) }
+        if read.wasInstance != isInstance(read.top) { settleFamilies(now: now) }
+        return changed
+    }
+
+    private func placeSettling(_ top: WindowID, now: Int64) -> Bool {
+        let wasInstance = isInstance(top)
+        let changed = place(top, now: now)
+        if isInstance(top) != wasInstance { settleFamilies(now: now) }
+        return changed
     }
 
     /// Applies one event; returns true when the open popups, their families, geometry or
     /// stacking, or the anchor and exclusion areas may have changed.
     func apply(_ event: XEvent, now: Int64) -> Bool {
         // Only a window that goes (unmapped, destroyed, reparented) changes the open
-        // instances here: the others are queued for `inspectNext`.
+        // instances here: the others are queued for `work`.
         let window: WindowID? = switch event {
         case .destroyNotify(let e): e.window
         case .unmapNotify(let e): e.window
@@ -193,15 +352,16 @@ final class WindowTracker {
         case .configureNotify(let e) where e.event == x.root:
             restack(e.window, above: e.aboveSibling)
             let border = Int32(e.borderWidth)
-            return roster.move(e.window, to: Rect(x: e.rect.x, y: e.rect.y,
-                                                  width: e.rect.width + 2 * border, height: e.rect.height + 2 * border))
+            let rect = Rect(x: e.rect.x, y: e.rect.y, width: e.rect.width + 2 * border, height: e.rect.height + 2 * border)
+            seen[e.window]?.rect = rect
+            return roster.move(e.window, to: rect)
         default:
             return false
         }
     }
 
     private static func matchedAtoms(for model: ClickModel, atoms: StandardAtoms) -> [Atom] {
-        [StandardAtoms.wmClass, atoms.netWMWindowType, atoms.netWMPid, StandardAtoms.wmTransientFor]
+        [StandardAtoms.wmClass, atoms.netWMWindowType, atoms.netWMPid, StandardAtoms.wmTransientFor, atoms.wmProtocols]
             + (model.matchesTitles ? [StandardAtoms.wmName, atoms.netWMName] : [])
     }
 
@@ -211,7 +371,7 @@ final class WindowTracker {
     /// other window.
     func popupWindow(for window: WindowID) -> WindowID? {
         if let s = seen[window] { return s.client }
-        return seen.values.contains { $0.client == window } ? window : nil
+        return topOfClient[window] != nil ? window : nil
     }
 
     /// The client window of a top-level: known when it was looked at, else searched now.
@@ -230,21 +390,17 @@ final class WindowTracker {
     func isFrame(_ top: WindowID) -> Bool { seen[top].map { !$0.unmanagedOverrideRedirect } ?? false }
 
     /// The keys of the open popup instances (not their family's windows).
-    private func openInstanceKeys() -> Set<WindowID> {
-        Set(roster.entries.compactMap { key, entry in entry.roles.popup != nil && entry.family == nil ? key : nil })
-    }
+    private func openInstanceKeys() -> Set<WindowID> { roster.instanceKeys }
 
     /// Places again every window that may belong to a family (one that is transient for
     /// another, or override-redirect), bottom to top, until the open instances stop changing:
     /// a popup opening takes in its dialogs and menus, one closing lets them go (they may
     /// become popups of their own). Called when the open instances changed, not per event.
     private func settleFamilies(now: Int64, force: Bool = false) {
+        guard !familyCandidates.isEmpty else { return }
         var before = force ? nil : Optional(openInstanceKeys())
         for _ in 0..<3 {
-            for top in roster.stacking {
-                guard let s = seen[top], s.unmanagedOverrideRedirect || s.properties.transientFor != 0 else { continue }
-                place(top, now: now)
-            }
+            for top in roster.stacking where familyCandidates.contains(top) { place(top, now: now) }
             let after = openInstanceKeys()
             if after == before { return }
             before = after
@@ -265,7 +421,7 @@ final class WindowTracker {
                 if let owner = entry.family { return ownerWithFamily(owner) }
                 if let popup = roster.popupOf(window: link) { return ownerWithFamily(link, popup) }
             }
-            guard let next = seen.values.first(where: { $0.client == link }) else { break }
+            guard let next = topOfClient[link].flatMap({ seen[$0] }) else { break }
             link = next.properties.transientFor
         }
         guard s.unmanagedOverrideRedirect else { return nil }
@@ -286,25 +442,17 @@ final class WindowTracker {
     /// a member of an open popup's family, or nothing. A window that would be another
     /// instance of the very popup it belongs to (yad's file dialog has yad's class) is a
     /// member; one that opens another popup (a nested popup by configuration) keeps that.
-    /// `reading`: the rectangle and protocols are read anew, not taken from the roster.
+    /// From what was read: no round trip.
     @discardableResult
-    private func place(_ top: WindowID, reading: Bool = false, now: Int64) -> Bool {
+    private func place(_ top: WindowID, now: Int64) -> Bool {
         guard let s = seen[top] else { return roster.forget(top) }
         var roles = roster.model.roles(for: s.properties)
         let owner = familyOwner(of: top, s)
         if let owner, roles.popup == nil || roles.popup == owner.popup { roles.popup = nil }
         let family = owner.flatMap { roles.popup == nil ? $0.window : nil }
         guard !roles.isNone || family != nil else { return roster.forget(top) }
-        do {
-            let current = reading ? nil : roster[top].flatMap { $0.window == s.client ? $0 : nil }
-            let rect = try current?.rect ?? x.rootRect(top)
-            let supportsDelete = try current?.details ?? x.supportsDeleteWindow(s.client)
-            return roster.update(top, window: s.client, rect: rect, properties: s.properties, details: supportsDelete,
-                                 roles: roles, family: family, now: now)
-        } catch {
-            logger.debug("window vanished while being placed", metadata: ["window": "\(roster.describe(top))", "error": "\(error)"])
-            return roster.forget(top)
-        }
+        return roster.update(top, window: s.client, rect: s.rect, properties: s.properties, details: s.supportsDelete,
+                             roles: roles, family: family, now: now)
     }
 
     // MARK: -
@@ -323,7 +471,7 @@ final class WindowTracker {
 
     /// Stops following the properties of a top-level that is gone, unmapped or reparented.
     private func unwatch(_ top: WindowID) {
-        seen[top] = nil
+        setSeen(top, nil)
         for w in watchedFor.removeValue(forKey: top) ?? [] where watched[w] == top { watched[w] = nil }
     }
 
@@ -335,45 +483,267 @@ final class WindowTracker {
         watchedFor[top] = windows
     }
 
-    /// Looks at a top-level window: finds its client (`findClient`: the window with WM_STATE
-    /// at any depth below it, else itself), reads it and places it. Windows that vanish
-    /// while being looked at are simply not tracked. Returns whether what the engine sees
-    /// changed.
-    @discardableResult
-    private func inspect(_ top: WindowID, now: Int64, interrupted: () -> Bool = { false }) -> Bool {
-        // The shield, and anything else of the daemon's own.
-        guard !x.isOwn(top) else { return false }
-        do {
-            let attributes = try x.getWindowAttributes(top)
-            guard attributes.mapState == .viewable else { return false }
-            if interrupted() {
-                enqueue(top)
-                return false
+    // MARK: - Reading a window
+
+    /// Where a read stands: what it asked, and what it learned so far. Looking at a top-level
+    /// window: its attributes, then its client (`ClientSearch`: WM_STATE level by level, the
+    /// children of each level, down to `XConnection.clientSearchDepth`; else WM_CLASS on the
+    /// top-level), then the client's properties, the top-level's rectangle and the client's
+    /// WM_PROTOCOLS together, then the names of window type atoms not met before.
+    fileprivate enum Stage {
+        case attributes(Batch<WindowAttributes>)
+        case wmState(depth: Int, level: [WindowID], searched: [WindowID], Batch<Bool>)
+        case tree(depth: Int, searched: [WindowID], Batch<[WindowID]>)
+        case ownClass(searched: [WindowID], Batch<WMClass?>)
+        case details(Details)
+        case typeNames(Details, atoms: [Atom], Batch<String>)
+    }
+
+    fileprivate final class Details {
+        let client: WindowID
+        let managed: Bool
+        let properties: Batch<PropertyValue?>
+        let geometry: Batch<WindowGeometry>
+        let origin: Batch<(x: Int32, y: Int32)>
+        let supportsDelete: Batch<Bool>
+
+        init(client: WindowID, managed: Bool, top: WindowID, x: XConnection) {
+            self.client = client
+            self.managed = managed
+            properties = Batch(x.sendWindowProperties(client))
+            geometry = Batch([x.sendGeometry(top)])
+            origin = Batch([x.sendRootOrigin(top)])
+            supportsDelete = Batch([x.sendSupportsDeleteWindow(client)])
+        }
+
+        func collect(_ x: XConnection, wait: Bool) -> Bool {
+            properties.collect(x, wait: wait) && geometry.collect(x, wait: wait) && origin.collect(x, wait: wait)
+                && supportsDelete.collect(x, wait: wait)
+        }
+
+        func values() throws(XError) -> [PropertyValue?] {
+            var values: [PropertyValue?] = []
+            for result in properties.results { values.append(try result.get()) }
+            return values
+        }
+
+        func discard(_ x: XConnection) {
+            properties.discard(x)
+            geometry.discard(x)
+            origin.discard(x)
+            supportsDelete.discard(x)
+        }
+    }
+
+    private enum Advance {
+        /// Its replies have not all come.
+        case waiting
+        /// The next requests went out.
+        case sent
+        /// Done, the window placed (or let go); whether what the engine sees changed.
+        case finished(changed: Bool)
+    }
+
+    /// Takes a read as far as the replies that have come allow (`wait`: waits for them).
+    private func advance(_ read: WindowRead, wait: Bool, now: Int64) -> Advance {
+        guard read.collect(x, wait: wait) else { return .waiting }
+        let top = read.top
+        do throws(XError) {
+            switch read.stage {
+            case .attributes(let batch):
+                let attributes = try batch.results[0].get()
+                guard attributes.mapState == .viewable else { return .finished(changed: false) }
+                mapped[top] = attributes.overrideRedirect
+                guard attributes.windowClass == .inputOutput || attributes.overrideRedirect else { return .finished(changed: false) }
+                read.attributes = attributes
+                read.wasInstance = isInstance(top)
+                searchLevel([top], depth: 0, searched: [], read)
+            case .wmState(let depth, let level, var searched, let batch):
+                var hasState: [Bool] = []
+                for result in batch.results { hasState.append(try unlessGone(depth > 0, result) ?? false) }
+                searched += level
+                if let i = hasState.firstIndex(of: true) {
+                    return found(level[i], managed: true, searched: searched, read)
+                }
+                guard depth < XConnection.clientSearchDepth else { return ownClient(searched: searched, read) }
+                read.stage = .tree(depth: depth, searched: searched, Batch(level.map(x.sendQueryTree)))
+            case .tree(let depth, let searched, let batch):
+                var next: [WindowID] = []
+                for result in batch.results { next += (try unlessGone(depth > 0, result) ?? []).reversed() }
+                guard !next.isEmpty else { return ownClient(searched: searched, read) }
+                searchLevel(next, depth: depth + 1, searched: searched, read)
+            case .ownClass(let searched, let batch):
+                return found(try batch.results[0].get() != nil ? top : nil, managed: false, searched: searched, read)
+            case .details(let details):
+                let values = try details.values()
+                let unnamed = Array(Set(x.windowTypeAtoms(values).filter { atomNames[$0] == nil }))
+                guard unnamed.isEmpty else {
+                    read.stage = .typeNames(details, atoms: unnamed, Batch(unnamed.map(x.sendAtomName)))
+                    return .sent
+                }
+                return .finished(changed: try seenNow(read, details, values, now: now))
+            case .typeNames(let details, let atoms, let batch):
+                for (atom, name) in zip(atoms, batch.results) { atomNames[atom] = try name.get() }
+                let values = try details.values()
+                return .finished(changed: try seenNow(read, details, values, now: now))
             }
-            mapped[top] = attributes.overrideRedirect
-            guard attributes.windowClass == .inputOutput || attributes.overrideRedirect else { return false }
-            // PropertyNotify is selected on each window before its WM_STATE is read, so a
-            // window manager setting it just after is still heard. An override-redirect window
-            // is never managed: no WM_STATE will come.
-            let search = try x.findClient(of: top, overrideRedirect: attributes.overrideRedirect) { w in
-                if !attributes.overrideRedirect && watched[w] == nil { x.watchProperties(w) }
-            }
-            if let client = search.client, attributes.overrideRedirect, watched[client] == nil { x.watchProperties(client) }
-            watch(search.managed || attributes.overrideRedirect ? search.client.map { [$0] } ?? [] : search.searched, for: top)
-            if interrupted() {
-                enqueue(top)
-                return false
-            }
-            guard let client = search.client else {
-                seen[top] = nil
-                return roster.forget(top)
-            }
-            seen[top] = Seen(client: client, unmanagedOverrideRedirect: attributes.overrideRedirect && !search.managed,
-                             inputOnly: attributes.windowClass != .inputOutput, properties: try x.windowProperties(client))
-            return place(top, reading: true, now: now)
+            return .sent
         } catch {
             logger.debug("window vanished while being inspected", metadata: ["window": "\(roster.describe(top))", "error": "\(error)"])
-            return false
+            read.discard(x)
+            return .finished(changed: false)
         }
+    }
+
+    /// Asks for WM_STATE on `level`, each window followed for PropertyNotify before (a window
+    /// manager setting it just after the read is still heard). Override-redirect top-levels
+    /// too: i3's frames are, and i3 may set WM_STATE on the client below after mapping one.
+    /// Each is followed for `read.top` at once: a WM_STATE set while the search goes on
+    /// (events are handled between its steps) reads the window again (`again`).
+    private func searchLevel(_ level: [WindowID], depth: Int, searched: [WindowID], _ read: WindowRead) {
+        for w in level where watched[w] == nil {
+            x.watchProperties(w)
+            watched[w] = read.top
+            watchedFor[read.top, default: []].append(w)
+        }
+        read.stage = .wmState(depth: depth, level: level, searched: searched, Batch(level.map(x.sendHasWMState)))
+    }
+
+    /// No WM_STATE below: an override-redirect top-level is its own client, another one is
+    /// when it has WM_CLASS.
+    private func ownClient(searched: [WindowID], _ read: WindowRead) -> Advance {
+        if read.attributes?.overrideRedirect == true { return found(read.top, managed: false, searched: searched, read) }
+        read.stage = .ownClass(searched: searched, Batch([x.sendWMClass(read.top)]))
+        return .sent
+    }
+
+    /// The client search is over: follow what may change the answer, and read the client.
+    private func found(_ client: WindowID?, managed: Bool, searched: [WindowID], _ read: WindowRead) -> Advance {
+        let top = read.top
+        watch(managed ? client.map { [$0] } ?? [] : searched, for: top)
+        guard let client else {
+            setSeen(top, nil)
+            return .finished(changed: roster.forget(top))
+        }
+        read.stage = .details(Details(client: client, managed: managed, top: top, x: x))
+        return .sent
+    }
+
+    /// Everything is read: the window is seen, and placed.
+    private func seenNow(_ read: WindowRead, _ details: Details, _ values: [PropertyValue?], now: Int64) throws(XError) -> Bool {
+        let geometry = try details.geometry.results[0].get()
+        let origin = try details.origin.results[0].get()
+        // (0, 0) is inside the border; the outer edge is one border width further out.
+        let border = Int32(geometry.borderWidth)
+        let rect = Rect(x: origin.x - border, y: origin.y - border,
+                        width: geometry.rect.width + 2 * border, height: geometry.rect.height + 2 * border)
+        let attributes = read.attributes!
+        setSeen(read.top, Seen(client: details.client, unmanagedOverrideRedirect: attributes.overrideRedirect && !details.managed,
+                               inputOnly: attributes.windowClass != .inputOutput,
+                               properties: x.properties(of: details.client, from: values, names: atomNames),
+                               rect: rect, supportsDelete: try details.supportsDelete.results[0].get()))
+        return place(read.top, now: now)
+    }
+
+    /// `result`'s value, or nil when `ignoringGone` and the window it asked about no longer
+    /// exists (BadWindow): window managers create and destroy decoration windows inside their
+    /// frames while managing a client, and one of those vanishing is no reason to give up.
+    private func unlessGone<T>(_ ignoringGone: Bool, _ result: Result<T, XError>) throws(XError) -> T? {
+        switch result {
+        case .success(let value):
+            return value
+        case .failure(let error):
+            if ignoringGone, case .request(_, let info) = error, info.name == "BadWindow" { return nil }
+            throw error
+        }
+    }
+}
+
+/// A window being read (`WindowTracker`'s requests in flight for it).
+private final class WindowRead {
+    let top: WindowID
+    fileprivate var stage: WindowTracker.Stage
+    var attributes: WindowAttributes?
+    /// Whether it was an open instance when the read began: if that changes, families settle again.
+    var wasInstance = false
+    /// A property changed while it was read: read it again after.
+    var again = false
+
+    fileprivate init(top: WindowID, stage: WindowTracker.Stage) {
+        self.top = top
+        self.stage = stage
+    }
+
+    /// Collects the replies of the current stage that have come; whether all have.
+    func collect(_ x: XConnection, wait: Bool) -> Bool {
+        switch stage {
+        case .attributes(let b): b.collect(x, wait: wait)
+        case .wmState(_, _, _, let b): b.collect(x, wait: wait)
+        case .tree(_, _, let b): b.collect(x, wait: wait)
+        case .ownClass(_, let b): b.collect(x, wait: wait)
+        case .details(let d): d.collect(x, wait: wait)
+        case .typeNames(_, _, let b): b.collect(x, wait: wait)
+        }
+    }
+
+    /// Drops the replies not collected yet.
+    func discard(_ x: XConnection) {
+        switch stage {
+        case .attributes(let b): b.discard(x)
+        case .wmState(_, _, _, let b): b.discard(x)
+        case .tree(_, _, let b): b.discard(x)
+        case .ownClass(_, let b): b.discard(x)
+        case .details(let d): d.discard(x)
+        case .typeNames(_, _, let b): b.discard(x)
+        }
+    }
+}
+
+/// Windows in the order they came, taken from the front.
+private struct WindowQueue {
+    private var windows: [WindowID] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == windows.count }
+
+    mutating func append(_ window: WindowID) { windows.append(window) }
+
+    mutating func pop() -> WindowID? {
+        guard head < windows.count else { return nil }
+        let window = windows[head]
+        head += 1
+        if head == windows.count {
+            windows.removeAll(keepingCapacity: true)
+            head = 0
+        }
+        return window
+    }
+}
+
+/// Requests sent together, their replies collected in order as they come.
+final class Batch<Value> {
+    private let pending: [PendingReply<Value>]
+    private(set) var results: [Result<Value, XError>] = []
+
+    init(_ pending: [PendingReply<Value>]) {
+        self.pending = pending
+        results.reserveCapacity(pending.count)
+    }
+
+    /// Collects what has come (`wait`: waits for all); whether every reply is in.
+    func collect(_ x: XConnection, wait: Bool) -> Bool {
+        while results.count < pending.count {
+            switch wait ? x.wait(pending[results.count]) : x.poll(pending[results.count]) {
+            case .notYet: return false
+            case .value(let value): results.append(.success(value))
+            case .failed(let error): results.append(.failure(error))
+            }
+        }
+        return true
+    }
+
+    func discard(_ x: XConnection) {
+        for p in pending[results.count...] { x.discard(p) }
+        results.removeAll()
     }
 }

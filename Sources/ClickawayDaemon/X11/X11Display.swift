@@ -38,8 +38,7 @@ public final class X11Display: Display {
     /// The buttons the open popups take, and whether any is open: kept for when the pointer
     /// crosses into the shield or out of it.
     private var wanted = (active: false, buttons: ButtonSet(bits: 0))
-    /// Events read ahead (while preparing to sleep, between the round trips of a window's
-    /// read), handed out first, in order.
+    /// Events read ahead (while preparing to sleep), handed out first, in order.
     private var readAhead: [XEvent] = []
     private var readAheadStart = 0
     /// The daemon must refresh (`DisplayInput.changed`) before the next event.
@@ -102,8 +101,10 @@ public final class X11Display: Display {
     /// its queue without the socket becoming readable again (i3's prepare callback).
     public func prepareToSleep() -> Bool {
         x.flush()
+        // First: collecting replies can pull events into libxcb's queue.
+        let work = tracker.hasWork
         if readAheadStart == readAhead.count, let event = x.pollQueuedEvent() { readAhead.append(event) }
-        return readAheadStart < readAhead.count || changed || tracker.hasPending
+        return readAheadStart < readAhead.count || changed || work
     }
 
     public func pollReturned(_ readiness: Readiness) {}
@@ -114,9 +115,10 @@ public final class X11Display: Display {
 
     /// Events in the order the server sent them, each window change applied at once (no round
     /// trip) and the refresh they call for coalesced: `.changed` comes once a batch is read,
-    /// and before any click, which is then decided on what was known. Windows to look at
-    /// (round trips) wait until no event does, one at a time: a press during a burst of
-    /// windows is answered after at most one of them.
+    /// and before any click, which is then decided on what was known. Windows are read by
+    /// requests whose replies are collected as they come, between events (`WindowTracker.work`):
+    /// the loop never waits for the X server, and a press during a burst of windows is read
+    /// as soon as it arrives.
     public func nextInput() -> DisplayInput? {
         while true {
             if readAheadStart == readAhead.count {
@@ -134,8 +136,10 @@ public final class X11Display: Display {
                 if let input = handle(event) { return input }
                 continue
             }
-            if tracker.hasPending {
-                if tracker.inspectNext(now: clock.now(), interrupted: inputArrived) { changed = true }
+            let step = tracker.work(now: clock.now())
+            if step.changed { changed = true }
+            if step.progressed {
+                // A window read may turn out to be a frame the shield must stay above.
                 keepShieldAbove()
                 continue
             }
@@ -145,14 +149,6 @@ public final class X11Display: Display {
             }
             return nil
         }
-    }
-
-    /// Whether a press, release or key has come since the events were last read: the events
-    /// a round trip pulled into libxcb's queue are read ahead, in order.
-    private func inputArrived() -> Bool {
-        let before = readAhead.count
-        while let event = x.pollQueuedEvent() { readAhead.append(event) }
-        return readAhead[before...].contains(where: \.isInput)
     }
 
     private func keepShieldAbove() {
@@ -402,6 +398,12 @@ public final class X11Display: Display {
         do {
             try x.sync()
             drain()
+            // Windows being read are read to the end (waiting for their replies, as nothing
+            // else does): the caller sees them placed. Their events may queue more.
+            for _ in 0..<8 where tracker.isBusy {
+                if tracker.finishReads(now: clock.now()) { changed = true }
+                drain()
+            }
             // A second round trip: the AllowEvents and dismiss requests those events caused
             // have been processed by the server when the caller hears back.
             try x.sync()
@@ -413,8 +415,12 @@ public final class X11Display: Display {
 
     public func configurationReplaced(_ model: ClickModel, backend: Backend) {
         tracker.replaceModel(model, now: clock.now())
+        // The grabs held stay (the refresh after a reload asks for what the new popups take):
+        // a press during a reload is still intercepted, and no round trip retakes them. A new
+        // backend starts afresh, and a refused combination is tried again.
+        let switching = backend != self.backend
         self.backend = backend
-        buttonGrabs.release()
+        if switching || !buttonGrabs.refused.isEmpty { buttonGrabs.release() }
         do {
             try useBackend(backend)
         } catch {
