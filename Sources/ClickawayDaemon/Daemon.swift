@@ -456,7 +456,7 @@ public final class Daemon {
         case .pid(let pid, let timeoutMs):
             if let why = display.windowsUnavailable { throw Refusal(why) }
             guard kill(pid, 0) == 0 || errno == EPERM else { throw Refusal("there is no process with pid \(pid)") }
-            try settleDisplay()
+            // No round trip: a window the display has not read yet is taken when it is read.
             spec.source = .window(WindowMatch(pid: pid))
             place = .pid(pid, deadline: .inMilliseconds(timeoutMs), timeoutMs: timeoutMs)
         }
