@@ -38,6 +38,8 @@ public final class X11Display: Display {
     /// The buttons the open popups take, and whether any is open: kept for when the pointer
     /// crosses into the shield or out of it.
     private var wanted = (active: false, buttons: ButtonSet(bits: 0))
+    /// Whether the socket was read since poll(2) last returned.
+    private var socketRead = false
     /// Events read ahead (while preparing to sleep), handed out first, in order.
     private var readAhead: [XEvent] = []
     private var readAheadStart = 0
@@ -107,7 +109,7 @@ public final class X11Display: Display {
         return readAheadStart < readAhead.count || changed || work
     }
 
-    public func pollReturned(_ readiness: Readiness) {}
+    public func pollReturned(_ readiness: Readiness) { socketRead = false }
 
     public func register(with loop: PollLoop) {}
 
@@ -124,7 +126,10 @@ public final class X11Display: Display {
             if readAheadStart == readAhead.count {
                 readAhead.removeAll(keepingCapacity: true)
                 readAheadStart = 0
-                if let event = x.pollEvent() { readAhead.append(event) }
+                // One read of the socket a pass: libxcb reads all that is there at once, and
+                // poll(2) says when more comes. A second read would only find nothing.
+                if let event = socketRead ? x.pollQueuedEvent() : x.pollEvent() { readAhead.append(event) }
+                socketRead = true
             }
             if readAheadStart < readAhead.count {
                 let event = readAhead[readAheadStart]
