@@ -64,6 +64,12 @@ public final class ClickModel: Sendable {
 
     public func popupIndex(named name: String) -> Int32? { indexByName[name] }
 
+    /// `; did you mean "x"?` for a popup name not found, from the daemon's loop: among at
+    /// most 2,000 popups (comparing 74,000 names took 53 ms).
+    public func popupNameSuggestion(_ word: String) -> String {
+        popups.count <= 2_000 ? suggestion(word, popups.map(\.name)) : ""
+    }
+
     /// Dotted path of a region node: "calendar.card".
     public func regionPath(_ node: Int32) -> String { regions.paths[Int(node)] }
 

@@ -496,7 +496,7 @@ public final class Daemon {
         var spec: PopupSpec
         if let like = request.like {
             guard let template = popupSpec(named: like) else {
-                throw Refusal("no popup named \"\(like)\" to take as a template" + suggestion(like, model.popups.map(\.name)))
+                throw Refusal("no popup named \"\(like)\" to take as a template" + model.popupNameSuggestion(like))
             }
             spec = template
             spec.name = name
@@ -505,7 +505,7 @@ public final class Daemon {
         }
         if let parent = request.parent {
             guard popupSpec(named: parent) != nil else {
-                throw Refusal("no popup named \"\(parent)\" to nest in" + suggestion(parent, model.popups.map(\.name)))
+                throw Refusal("no popup named \"\(parent)\" to nest in" + model.popupNameSuggestion(parent))
             }
             spec.parent = parent
         }

@@ -12,7 +12,7 @@ struct RectPopups {
     mutating func set(_ name: String, open wanted: (Bool) -> Bool, model: ClickModel, outputs: [String: Rect],
                       now: Int64) -> Result<Bool, Refusal> {
         guard let index = model.popupIndex(named: name) else {
-            return .failure(Refusal("no popup named \"\(name)\" in the configuration" + suggestion(name, model.popups.map(\.name))))
+            return .failure(Refusal("no popup named \"\(name)\" in the configuration" + model.popupNameSuggestion(name)))
         }
         guard case .rect(_, let output) = model.popups[Int(index)].source else {
             return .failure(Refusal("popup \"\(name)\" is a window popup: it is open while its window is mapped, "

@@ -2,7 +2,6 @@ internal import ClickawayConfig
 internal import ClickawayCore
 internal import ClickawaySystem
 internal import Glibc
-internal import Synchronization
 internal import SystemPackage
 
 /// Loads the configuration on a thread of its own. Reading, parsing, validating and keeping
@@ -53,7 +52,26 @@ final class ConfigReloader: Sendable {
         var version: Int
     }
 
-    private let slot = Mutex<(job: Job?, outcome: Outcome?, build: Build?, built: Built?, retired: [any Sendable])>((nil, nil, nil, nil, []))
+    /// What the loop hands the worker, and what comes back.
+    private enum Request: Sendable {
+        case load(Job)
+        case build(Build)
+        /// Freed there, as the request goes.
+        case retire(any Sendable)
+    }
+
+    private enum Reply: Sendable {
+        case loaded(Outcome)
+        case built(Built)
+    }
+
+    /// One message, whose reference crosses a pipe as 8 bytes written at once. Nothing is
+    /// shared under a lock: the loop never waits for the worker, which runs at nice 19 and,
+    /// on a busy CPU, may be preempted for milliseconds while it holds one.
+    private final class Envelope<Value: Sendable>: @unchecked Sendable {
+        let value: Value
+        init(_ value: Value) { self.value = value }
+    }
 
     /// nil if the thread cannot be started (then the loop loads by itself).
     init?() {
@@ -78,39 +96,47 @@ final class ConfigReloader: Sendable {
         pthread_detach(thread)
     }
 
-    private static func signal(_ fd: FileDescriptor) {
-        _ = try? fd.writeAll([1])
+    private static func send<Value: Sendable>(_ value: Value, through fd: FileDescriptor) {
+        let bits = UInt(bitPattern: Unmanaged.passRetained(Envelope(value)).toOpaque())
+        withUnsafeBytes(of: bits) { _ = try? fd.writeAll($0) }
+    }
+
+    /// The next message on `fd`, nil when none is there (a non-blocking descriptor).
+    private static func receive<Value: Sendable>(_: Value.Type, from fd: FileDescriptor) -> Value? {
+        var bits: UInt = 0
+        let count = withUnsafeMutableBytes(of: &bits) { (try? fd.read(into: $0)) ?? 0 }
+        guard count == MemoryLayout<UInt>.size, let pointer = UnsafeMutableRawPointer(bitPattern: bits) else { return nil }
+        return Unmanaged<Envelope<Value>>.fromOpaque(pointer).takeRetainedValue().value
     }
 
     /// Hands a job to the worker; one at a time (the daemon waits for its outcome first).
     func start(_ job: Job) {
-        slot.withLock { $0.job = job }
-        Self.signal(wake.writeEnd)
+        Self.send(Request.load(job), through: wake.writeEnd)
     }
 
-    /// Builds a model off the loop; `takeReady()` has it once `descriptor` is readable. A
-    /// build not started yet is replaced.
+    /// Builds a model off the loop; `takeReady()` has it once `descriptor` is readable. One
+    /// at a time (the daemon waits for it before it asks for another).
     func start(_ build: Build) {
-        slot.withLock { $0.build = build }
-        Self.signal(wake.writeEnd)
+        Self.send(Request.build(build), through: wake.writeEnd)
     }
 
     /// Hands over what the loop no longer uses (a replaced configuration), to be freed here:
     /// freeing 66,000 popups takes the time of a few hundred clicks.
     func retire(_ value: any Sendable) {
-        slot.withLock { $0.retired.append(value) }
-        Self.signal(wake.writeEnd)
+        Self.send(Request.retire(value), through: wake.writeEnd)
     }
 
     /// What is ready once `descriptor` is readable: the model built last, and the outcome of
     /// the load started last.
     func takeReady() -> (built: Built?, outcome: Outcome?) {
-        var buffer: [UInt8] = []
-        while let n = try? done.readEnd.readAvailable(appendingTo: &buffer, chunk: 16), n > 0 { buffer.removeAll() }
-        return slot.withLock { state in
-            defer { (state.built, state.outcome) = (nil, nil) }
-            return (state.built, state.outcome)
+        var ready: (built: Built?, outcome: Outcome?) = (nil, nil)
+        while let reply = Self.receive(Reply.self, from: done.readEnd) {
+            switch reply {
+            case .built(let built): ready.built = built
+            case .loaded(let outcome): ready.outcome = outcome
+            }
         }
+        return ready
     }
 
     private func work() {
@@ -118,22 +144,11 @@ final class ConfigReloader: Sendable {
         // holds up the loop's thread or the X server on a busy CPU, yet still runs when the loop sleeps.
         setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
         while true {
-            var byte: [UInt8] = []
-            guard (try? wake.readEnd.readAvailable(appendingTo: &byte, chunk: 1)) == 1 else { continue }
-            var (job, build, retired): (Job?, Build?, [any Sendable]) = slot.withLock { state in
-                defer { (state.job, state.build, state.retired) = (nil, nil, []) }
-                return (state.job, state.build, state.retired)
-            }
-            retired.removeAll()
-            if let build {
-                let built = build.perform()
-                slot.withLock { $0.built = built }
-                Self.signal(done.writeEnd)
-            }
-            if let job {
-                let outcome = Self.perform(job)
-                slot.withLock { $0.outcome = outcome }
-                Self.signal(done.writeEnd)
+            guard let request = Self.receive(Request.self, from: wake.readEnd) else { continue }
+            switch request {
+            case .retire: break
+            case .build(let build): Self.send(Reply.built(build.perform()), through: done.writeEnd)
+            case .load(let job): Self.send(Reply.loaded(Self.perform(job)), through: done.writeEnd)
             }
         }
     }

@@ -51,7 +51,7 @@ final class ShowDrawing {
         }
         let model = engine.model
         for name in show.popups where model.popupIndex(named: name) == nil {
-            throw Refusal("no popup named \"\(name)\"" + suggestion(name, model.popups.map(\.name)))
+            throw Refusal("no popup named \"\(name)\"" + model.popupNameSuggestion(name))
         }
         // None open yet: the reply says so, and they are drawn as they open.
         let names = Self.drawnPopups(show, Self.engine(for: show, engine))
