@@ -11,6 +11,11 @@ public final class ClickModel: Sendable {
     private let indexByName: [String: Int32]
     /// The window matches by the values they need: what `roles(for:)` looks through.
     private let matchIndex: WindowMatchIndex
+    /// Every window match in the config: popups, anchors and exclusions, in order. Made with
+    /// the model (on the loader's thread), so that a reload compares two lists, not builds them.
+    public let windowMatches: [WindowMatch]
+    /// Each of `windowMatches` hashed: lists of 70,000 matches compared as numbers first.
+    public let windowMatchHashes: [Int]
     /// Whether a window match names a title (exact or glob): X11 then follows titles. Found
     /// with the model (on the loader's thread), not at each window or reload on the loop.
     public let matchesTitles: Bool
@@ -50,6 +55,8 @@ public final class ClickModel: Sendable {
         }
         regions = RegionTable(popups: popups)
         matchIndex = WindowMatchIndex(popups: popups, exclusions: exclusions)
+        windowMatches = Self.windowMatches(popups: popups, exclusions: exclusions)
+        windowMatchHashes = windowMatches.map(\.hashValue)
         matchesTitles = Self.anyWindowMatch(popups: popups, exclusions: exclusions) { $0.title != nil || $0.titleGlob != nil }
         appIdMatchUsers = Self.windowMatchUsers(popups: popups, exclusions: exclusions) { $0.appId != nil }
     }
@@ -119,8 +126,7 @@ public final class ClickModel: Sendable {
         return roles
     }
 
-    /// Every window match in the config: popups, anchors and exclusions.
-    public var windowMatches: [WindowMatch] {
+    private static func windowMatches(popups: [PopupSpec], exclusions: [ExclusionSpec]) -> [WindowMatch] {
         var matches: [WindowMatch] = []
         for p in popups {
             for case .window(let m) in [p.source] + p.anchors { matches.append(m) }

@@ -47,17 +47,23 @@ import Testing
     }
 
     /// A new model places only the windows its new matches can take: what they are.
-    @Test func addedMatchesAreThoseBetweenTheCommonBeginningAndEnd() {
+    @Test func addedMatchesAreThoseBetweenTheCommonBeginningAndEnd() throws {
         let a = WindowMatch(windowClass: "A"), b = WindowMatch(windowClass: "B"), c = WindowMatch(windowClass: "C")
         let pid = WindowMatch(pid: 42), excluded = WindowMatch(windowClass: "Keyboard")
-        #expect(WindowTracker.addedMatches(from: [a, b, excluded], to: [a, b, excluded]).isEmpty)
+        func added(_ old: [WindowMatch], _ new: [WindowMatch]) throws -> [WindowMatch] {
+            func model(_ matches: [WindowMatch]) throws -> ClickModel {
+                try ClickModel(popups: matches.enumerated().map { PopupSpec(name: "p\($0.offset)", source: .window($0.element)) })
+            }
+            return WindowTracker.addedMatches(from: try model(old), to: try model(new))
+        }
+        #expect(try added([a, b, excluded], [a, b, excluded]).isEmpty)
         // A runtime popup comes after the configured ones, before the exclusions.
-        #expect(WindowTracker.addedMatches(from: [a, b, excluded], to: [a, b, pid, excluded]) == [pid])
-        #expect(WindowTracker.addedMatches(from: [a, b, pid, excluded], to: [a, b, excluded]).isEmpty)
+        #expect(try added([a, b, excluded], [a, b, pid, excluded]) == [pid])
+        #expect(try added([a, b, pid, excluded], [a, b, excluded]).isEmpty)
         // One edited; one moved is not new.
-        #expect(WindowTracker.addedMatches(from: [a, b, excluded], to: [a, c, excluded]) == [c])
-        #expect(WindowTracker.addedMatches(from: [a, b, c], to: [c, b, a]).isEmpty)
-        #expect(WindowTracker.addedMatches(from: [], to: [a, a]) == [a, a])
-        #expect(WindowTracker.addedMatches(from: [a], to: [a, a]) == [a])
+        #expect(try added([a, b, excluded], [a, c, excluded]) == [c])
+        #expect(try added([a, b, c], [c, b, a]).isEmpty)
+        #expect(try added([], [a, a]) == [a, a])
+        #expect(try added([a], [a, a]) == [a])
     }
 }

@@ -133,7 +133,7 @@ final class WindowTracker {
         let atoms = Self.matchedAtoms(for: model, atoms: x.atoms)
         let titlesNewlyFollowed = atoms.count > matchedAtoms.count
         matchedAtoms = atoms
-        let added = lookup == .none ? [] : Self.addedMatches(from: roster.model.windowMatches, to: model.windowMatches)
+        let added = lookup == .none ? [] : Self.addedMatches(from: roster.model, to: model)
         roster.rematch(model)
         switch lookup {
         case .none:
@@ -156,15 +156,18 @@ final class WindowTracker {
     }
 
     /// The window matches in `new` and not in `old`. Most models differ from the one before
-    /// in a few popups (a runtime popup appended, one edited): only what lies between the
-    /// common beginning and end is hashed.
-    static func addedMatches(from old: [WindowMatch], to new: [WindowMatch]) -> [WindowMatch] {
+    /// in a few popups (a runtime popup appended, one edited): the common beginning and end
+    /// are found by the hashes the models were built with (64 bits: a collision would only
+    /// leave a window unplaced until it next changes), and only what lies between is compared.
+    static func addedMatches(from old: ClickModel, to new: ClickModel) -> [WindowMatch] {
+        let (oldHashes, newHashes) = (old.windowMatchHashes, new.windowMatchHashes)
         var head = 0
-        while head < old.count, head < new.count, old[head] == new[head] { head += 1 }
+        while head < oldHashes.count, head < newHashes.count, oldHashes[head] == newHashes[head] { head += 1 }
         var tail = 0
-        while tail < old.count - head, tail < new.count - head, old[old.count - 1 - tail] == new[new.count - 1 - tail] { tail += 1 }
-        let removed = Set(old[head..<(old.count - tail)])
-        return new[head..<(new.count - tail)].filter { !removed.contains($0) }
+        while tail < oldHashes.count - head, tail < newHashes.count - head,
+              oldHashes[oldHashes.count - 1 - tail] == newHashes[newHashes.count - 1 - tail] { tail += 1 }
+        let removed = Set(old.windowMatches[head..<(oldHashes.count - tail)])
+        return new.windowMatches[head..<(newHashes.count - tail)].filter { !removed.contains($0) }
     }
 
     /// Whether `work` has something to do now: a window to place, one to start reading, or
