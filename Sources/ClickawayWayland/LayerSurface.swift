@@ -58,12 +58,17 @@ public final class LayerSurface {
         listener = Listener(functions)
         zwlr_layer_surface_v1_add_listener(layerSurface, listener.pointer, Unmanaged.passUnretained(self).toOpaque())
 
+        Self.coverOutput(layerSurface)
+        wl_surface_commit(surface)
+    }
+
+    /// The whole output, over exclusive zones (bars), taking no keyboard.
+    static func coverOutput(_ layerSurface: OpaquePointer) {
         let allEdges = ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP.rawValue | ZWLR_LAYER_SURFACE_V1_ANCHOR_BOTTOM.rawValue
             | ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT.rawValue | ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT.rawValue
         zwlr_layer_surface_v1_set_anchor(layerSurface, allEdges)
         zwlr_layer_surface_v1_set_exclusive_zone(layerSurface, -1)
         zwlr_layer_surface_v1_set_keyboard_interactivity(layerSurface, ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE.rawValue)
-        wl_surface_commit(surface)
     }
 
     deinit {

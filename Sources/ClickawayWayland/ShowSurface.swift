@@ -41,11 +41,7 @@ public final class ShowSurface {
         functions.closed = { _, _ in }
         listener = Listener(functions)
         zwlr_layer_surface_v1_add_listener(layerSurface, listener.pointer, Unmanaged.passUnretained(self).toOpaque())
-        let allEdges = ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP.rawValue | ZWLR_LAYER_SURFACE_V1_ANCHOR_BOTTOM.rawValue
-            | ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT.rawValue | ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT.rawValue
-        zwlr_layer_surface_v1_set_anchor(layerSurface, allEdges)
-        zwlr_layer_surface_v1_set_exclusive_zone(layerSurface, -1)
-        zwlr_layer_surface_v1_set_keyboard_interactivity(layerSurface, ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE.rawValue)
+        LayerSurface.coverOutput(layerSurface)
         // No input anywhere, from the first commit on.
         let nothing = wl_compositor_create_region(compositor)!
         wl_surface_set_input_region(surface, nothing)

@@ -63,13 +63,7 @@ extension XConnection {
     public func sendGetWindowAttributes(_ window: WindowID) -> PendingReply<WindowAttributes> {
         let cookie = xcb_get_window_attributes(c, window)
         return PendingReply(sequence: cookie.sequence, request: "GetWindowAttributes") { raw in
-            let a = raw.assumingMemoryBound(to: xcb_get_window_attributes_reply_t.self).pointee
-            return WindowAttributes(
-                mapState: MapState(rawValue: a.map_state) ?? .unmapped,
-                overrideRedirect: a.override_redirect != 0,
-                windowClass: WindowClass(rawValue: a._class) ?? .inputOutput,
-                yourEventMask: EventMask(rawValue: a.your_event_mask),
-                allEventMasks: EventMask(rawValue: a.all_event_masks))
+            WindowAttributes(raw.assumingMemoryBound(to: xcb_get_window_attributes_reply_t.self).pointee)
         }
     }
 

@@ -105,6 +105,14 @@ public struct WindowAttributes: Equatable, Sendable {
     public var yourEventMask: EventMask
     /// What all clients together selected on the window.
     public var allEventMasks: EventMask
+
+    init(_ a: xcb_get_window_attributes_reply_t) {
+        mapState = MapState(rawValue: a.map_state) ?? .unmapped
+        overrideRedirect = a.override_redirect != 0
+        windowClass = WindowClass(rawValue: a._class) ?? .inputOutput
+        yourEventMask = EventMask(rawValue: a.your_event_mask)
+        allEventMasks = EventMask(rawValue: a.all_event_masks)
+    }
 }
 
 public struct WindowTree: Equatable, Sendable {
@@ -236,13 +244,7 @@ extension XConnection {
 
     public func getWindowAttributes(_ window: WindowID) throws(XError) -> WindowAttributes {
         try reply("GetWindowAttributes", { xcb_get_window_attributes_reply(c, xcb_get_window_attributes(c, window), $0) }) { r in
-            let a = r.pointee
-            return WindowAttributes(
-                mapState: MapState(rawValue: a.map_state) ?? .unmapped,
-                overrideRedirect: a.override_redirect != 0,
-                windowClass: WindowClass(rawValue: a._class) ?? .inputOutput,
-                yourEventMask: EventMask(rawValue: a.your_event_mask),
-                allEventMasks: EventMask(rawValue: a.all_event_masks))
+            WindowAttributes(r.pointee)
         }
     }
 
