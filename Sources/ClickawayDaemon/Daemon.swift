@@ -9,8 +9,8 @@ public import Logging
 /// The daemon: one display (X11 or Wayland, `Display`), the configuration and the decision
 /// engine, and a few parts of its own: `rect` popups, the monitor feed, systemd, reloads,
 /// dismiss commands. One poll(2) loop drives it all; a click is read, decided and answered
-/// before anything else happens. The one other thread loads configurations
-/// (`ConfigReloader`), never touching this state.
+/// before anything else happens. The one other thread loads configurations, builds models
+/// and frees replaced ones (`ConfigReloader`), never touching this state.
 ///
 /// A state machine: each input (a click, the Escape key, windows or outputs changed, a
 /// control request, a reload finished, a deadline, a signal, a connection closed) has one
