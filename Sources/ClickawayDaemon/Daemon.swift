@@ -601,8 +601,15 @@ public final class Daemon {
     /// A new model for the engine (the click in progress goes on), the `rect` popups and the
     /// display's windows; the registrations it completes are answered.
     private func swapModel(_ fresh: ClickModel, lookingAt lookup: WindowLookup) {
+        let started = MonotonicClock.microseconds()
         let replaced = model
-        defer { reloading.retire(replaced) }
+        defer {
+            reloading.retire(replaced)
+            // How long the swap held the loop (bench/bigconfig reads it).
+            logger.info("model with the runtime popups swapped in", metadata: [
+                "popups": "\(model.popups.count)", "microseconds": "\(MonotonicClock.microseconds() - started)",
+            ])
+        }
         model = fresh
         endedPopups = []
         engine = DecisionEngine(model: model, continuing: engine)
