@@ -533,11 +533,17 @@ public final class Daemon {
     }
 
     private func combinedModel() -> ClickModel {
-        do {
-            return try config.model.adding(runtime.specs)
-        } catch {
-            // Each runtime popup was checked against the popups before it: cannot happen.
-            logger.error("runtime popups do not fit the configuration, removing them all: \(error.problems)")
+        fitted(Result { () throws(ClickModel.Invalid) in try config.model.adding(runtime.specs) })
+    }
+
+    /// The model with the runtime popups; should they not fit the configuration, which each
+    /// one's check before it was added rules out, they are all removed and the configured
+    /// model is used.
+    private func fitted(_ combined: Result<ClickModel, ClickModel.Invalid>) -> ClickModel {
+        switch combined {
+        case .success(let model): return model
+        case .failure(let invalid):
+            logger.error("runtime popups do not fit the configuration, removing them all: \(invalid.problems)")
             for entry in runtime.removeAll() {
                 rects.forget(entry.name)
                 tellGone(entry, .gone(popup: entry.name, reason: .reload))
@@ -583,18 +589,7 @@ public final class Daemon {
         guard built.version == modelVersion else { return false }
         let lookup = staleModel ?? .none
         staleModel = nil
-        switch built.model {
-        case .success(let fresh):
-            swapModel(fresh, lookingAt: lookup)
-        case .failure(let invalid):
-            // Each runtime popup was checked against the popups before it: cannot happen.
-            logger.error("runtime popups do not fit the configuration, removing them all: \(invalid.problems)")
-            for entry in runtime.removeAll() {
-                rects.forget(entry.name)
-                tellGone(entry, .gone(popup: entry.name, reason: .reload))
-            }
-            swapModel(config.model, lookingAt: lookup)
-        }
+        swapModel(fitted(built.model), lookingAt: lookup)
         return true
     }
 
