@@ -60,6 +60,10 @@ public final class Daemon {
     private var rectsOpening: [String] = []
     /// Something changed that the engine, the interception or the monitors must follow.
     private var unsettled = true
+    /// Windows changed since the last settle: settled as soon as `pacing` allows, or at once
+    /// when a click, a key or a request needs the state as it is.
+    private var windowsChanged = false
+    var pacing = SettlePacing()
     /// `clickawayctl show`: the model drawn on the screen (Show/ShowDrawing.swift).
     private let show: ShowDrawing
 
@@ -163,6 +167,7 @@ public final class Daemon {
         }
         loop.schedule({ [unowned self] in runtime.nextDeadline }) { [unowned self] now in expireWindowWaits(now: now) }
         loop.schedule({ [unowned self] in show.nextDeadline }) { [unowned self] now in if show.expire(now: now) { unsettled = true } }
+        loop.schedule({ [unowned self] in windowsChanged ? pacing.deadline : nil }) { [unowned self] _ in settle() }
         supervision.register(with: loop)
     }
 
@@ -172,14 +177,16 @@ public final class Daemon {
         while let input = display.nextInput() {
             switch input {
             case .click(let click):
+                settleNow()
                 handle(click)
                 settle()
                 display.acted(on: click)
             case .escapeKey(let key):
+                settleNow()
                 escapePressed(key)
                 settle()
             case .changed:
-                unsettled = true
+                windowsChanged = true
                 settle()
             case .outputsChanged:
                 engine.setOutputs(display.outputs)
@@ -308,7 +315,15 @@ public final class Daemon {
     /// its answer. Without a loader thread a model is swapped in at once, and the runtime
     /// popups are looked at again; each such pass resolves or removes one, so they end.
     private func settle() {
+        if windowsChanged && (unsettled || pacing.allows(now: MonotonicClock.microseconds())) {
+            (windowsChanged, unsettled) = (false, true)
+        }
         guard unsettled || (staleModel != nil && !building) else { return }
+        let started = MonotonicClock.microseconds()
+        defer {
+            let now = MonotonicClock.microseconds()
+            pacing.settled(tookMicroseconds: now - started, now: now)
+        }
         var swapped: Bool
         repeat {
             settleRuntimeWindows()
@@ -341,6 +356,13 @@ public final class Daemon {
         supervision.status(statusLine())
     }
 
+    /// `settle()` without waiting for the pace of windows' changes: for a click, a key or a
+    /// request, which see the state as it is.
+    private func settleNow() {
+        if windowsChanged { unsettled = true }
+        settle()
+    }
+
     /// The names of the open popups, bottom to top.
     var openNames: [String] { engine.open.map { model.popups[Int($0.popup)].name } }
 
@@ -363,6 +385,7 @@ public final class Daemon {
     // MARK: - Control requests
 
     private func answer(_ request: ControlServer.Request) {
+        settleNow()
         let reply: JSON
         do {
             reply = try answer(try ControlRequest(line: request.line), request)
@@ -373,7 +396,7 @@ public final class Daemon {
         } catch {
             reply = Refusal("\(error)").json
         }
-        settle()
+        settleNow()
         guard reply != .null else { return }
         control.send(reply.text, to: request.client)
     }

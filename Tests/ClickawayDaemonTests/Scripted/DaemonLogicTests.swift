@@ -30,6 +30,40 @@ import Testing
         return nil
     }
 
+    // MARK: - Windows changing in a burst
+
+    /// Settles for windows wait while they keep changing (here: every settle is paced for
+    /// seconds), but a click, and a request, see the windows as they are.
+    @Test func whileWindowsChangesWaitAClickAndARequestSeeThemAsTheyAre() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu"))
+        d.daemon.pacing = SettlePacing(immediateMicroseconds: 0, spacing: 1_000_000)
+        d.display.map(1, class: "Menu", at: Self.subRect)
+        d.step()
+        #expect(d.daemon.openNames == ["menu"])
+        _ = d.display.takeEffects()
+        // The last settle was paced: the next windows' change waits for it.
+        d.display.unmap(1)
+        d.display.map(2, class: "Menu", at: Self.menuRect)
+        d.step()
+        #expect(d.daemon.openNames == ["menu"])
+        #expect(intercepting(d.display.takeEffects()) == nil)
+        let status = try d.request(#"{"request":"status"}"#)
+        #expect(status.contains("0x2"), "status answered before the windows were settled: \(status)")
+
+        d.display.unmap(2)
+        d.display.map(3, class: "Menu", at: Self.menuRect)
+        d.step()
+        // Inside window 3; outside the window 2 it replaced, which is gone.
+        d.display.press(150, 150)
+        d.step()
+        let effects = d.display.takeEffects()
+        #expect(effects.first == .answered(press: true, button: 1, x: 150, y: 150, click: .pass, reason: .inside))
+        #expect(!effects.contains { if case .closed = $0 { true } else { false } })
+        d.display.press(600, 500)
+        d.step()
+        #expect(d.display.takeEffects().contains(.closed(window: 3, popup: "menu")))
+    }
+
     // MARK: - Clicks
 
     @Test func anOutsideClickIsAnsweredFirstThenThePopupClosedThenTheInterceptionEnds() throws {
