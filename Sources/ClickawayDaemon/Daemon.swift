@@ -64,6 +64,9 @@ public final class Daemon {
     /// when a click, a key or a request needs the state as it is.
     private var windowsChanged = false
     var pacing = SettlePacing()
+    /// Requests waiting for the display to sync, by the id `startSync` gave it.
+    private var syncWaiters: [Int: SyncWaiter] = [:]
+    private var syncSerial = 0
     /// `clickawayctl show`: the model drawn on the screen (Show/ShowDrawing.swift).
     private let show: ShowDrawing
 
@@ -133,7 +136,10 @@ public final class Daemon {
         loop.runDueDeadlines()
         settle()
         while let request = control.nextRequest() { answer(request) }
-        for connection in control.takeHangUps() { removeRuntime(runtime.owned(by: connection), .waitEnded) }
+        for connection in control.takeHangUps() {
+            removeRuntime(runtime.owned(by: connection), .waitEnded)
+            syncWaiters = syncWaiters.filter { $0.value.origin.connection != connection }
+        }
         settle()
         // Drain before sleeping: what was done since may have queued events.
         handleDisplayInput()
@@ -192,6 +198,8 @@ public final class Daemon {
                 engine.setOutputs(display.outputs)
                 unsettled = true
                 settle()
+            case .synced(let id, let failure):
+                synced(id, failure: failure)
             }
         }
     }
@@ -407,8 +415,8 @@ public final class Daemon {
         case .sync:
             // Answered once the display has handled everything sent before the request:
             // the caller then sees the daemon in a settled state.
-            if let failure = display.sync({ handleDisplayInput() }) { throw Refusal(failure) }
-            return ControlReply.ok()
+            startSync(.reply(origin))
+            return .null
         case .status:
             return status().json
         case .reload:
@@ -453,7 +461,8 @@ public final class Daemon {
     /// `add` and `wait`: a popup from a script, checked like a configured one, placed after
     /// the configured popups in the model. Answered once a model with it is swapped in (built
     /// off the loop), and for a process once its window is there.
-    private func register(_ request: RuntimePopupRequest, _ origin: ControlServer.Request, waiting: Bool) throws(Refusal) -> JSON {
+    private func register(_ request: RuntimePopupRequest, _ origin: ControlServer.Request, waiting: Bool,
+                          displaySynced: Bool = false) throws(Refusal) -> JSON {
         let started = MonotonicClock.microseconds()
         guard runtime.count < RuntimePopups.limit else {
             throw Refusal("\(RuntimePopups.limit) runtime popups are registered already; close one first")
@@ -469,7 +478,11 @@ public final class Daemon {
             place = .rect
         case .window(let id):
             if let why = display.windowsUnavailable { throw Refusal(why) }
-            try settleDisplay()
+            // A window mapped just before the request is known once the display has synced.
+            guard displaySynced else {
+                startSync(.register(request, origin, waiting: waiting))
+                return .null
+            }
             let window = try display.popupWindow(for: id).get()
             if let other = runtime.name(ofWindow: window) {
                 throw Refusal("window \(display.windows.describe(window)) is runtime popup \"\(other)\" already")
@@ -549,10 +562,41 @@ public final class Daemon {
         return model.popups[Int(index)]
     }
 
-    /// Handles everything the display sent before now, so that a window mapped just before the
-    /// request is known.
-    private func settleDisplay() throws(Refusal) {
-        if let failure = display.sync({ handleDisplayInput() }) { throw Refusal(failure) }
+    /// What waits for a `Display.startSync`.
+    private enum SyncWaiter {
+        /// `clickawayctl sync`: answered.
+        case reply(ControlServer.Request)
+        /// `add` or `wait` of a window: registered.
+        case register(RuntimePopupRequest, ControlServer.Request, waiting: Bool)
+
+        var origin: ControlServer.Request {
+            switch self {
+            case .reply(let origin), .register(_, let origin, _): origin
+            }
+        }
+    }
+
+    private func startSync(_ waiter: SyncWaiter) {
+        syncSerial += 1
+        syncWaiters[syncSerial] = waiter
+        display.startSync(syncSerial)
+    }
+
+    /// The display has handled everything it sent before the sync was asked for.
+    private func synced(_ id: Int, failure: String?) {
+        guard let waiter = syncWaiters.removeValue(forKey: id) else { return }
+        settleNow()
+        let reply: JSON
+        do throws(Refusal) {
+            if let failure { throw Refusal(failure) }
+            switch waiter {
+            case .reply: reply = ControlReply.ok()
+            case .register(let request, let origin, let waiting): reply = try register(request, origin, waiting: waiting, displaySynced: true)
+            }
+        } catch {
+            reply = error.json
+        }
+        if reply != .null { control.reply(reply.text, to: waiter.origin) }
     }
 
     private func combinedModel() -> ClickModel {

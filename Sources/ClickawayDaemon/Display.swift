@@ -56,9 +56,11 @@ public protocol Display: PollSource {
     /// Closes a dismissed popup's window by its `close`, `unmap` or `kill` (commands are
     /// the daemon's), for `trigger` (X: WM_DELETE_WINDOW carries its time).
     func close(_ window: UInt32, _ spec: PopupSpec, trigger: DismissTrigger)
-    /// One round trip, with every event the display sent before it handled (`drain`
-    /// handles inputs); nil, or why it failed.
-    func sync(_ drain: () -> Void) -> String?
+    /// Asks for `.synced(id)` from `nextInput()` once every input the display sent before
+    /// now has been handed out and what the daemon sent for them processed (`clickawayctl
+    /// sync`, `add --window`). X11 never waits for it (two round trips collected between
+    /// events); Wayland does its round trips here, and waits for sway's IPC at most 2 s.
+    func startSync(_ id: Int)
     /// The display's part of `status`.
     func status() -> DisplayStatus
     /// Whether another program holds the pointer now (an open menu, a launcher): a click then
@@ -94,6 +96,8 @@ public enum DisplayInput: Sendable {
     case changed
     /// The outputs changed (`Display.outputs`).
     case outputsChanged
+    /// The `startSync(id)` is done, or why it failed.
+    case synced(Int, failure: String?)
 }
 
 /// A press or release of a button, a finger or a pen tip (button 1).

@@ -60,6 +60,13 @@ extension XConnection {
 
     // MARK: Requests whose replies are collected later
 
+    /// A GetInputFocus: once its reply is there, the server has processed every request
+    /// sent before it, and libxcb holds every event the server sent before that.
+    public func sendRoundTrip() -> PendingReply<Void> {
+        let cookie = xcb_get_input_focus(c)
+        return PendingReply(sequence: cookie.sequence, request: "GetInputFocus") { _ in }
+    }
+
     public func sendGetWindowAttributes(_ window: WindowID) -> PendingReply<WindowAttributes> {
         let cookie = xcb_get_window_attributes(c, window)
         return PendingReply(sequence: cookie.sequence, request: "GetWindowAttributes") { raw in

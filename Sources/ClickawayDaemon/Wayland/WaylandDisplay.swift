@@ -41,6 +41,8 @@ public final class WaylandDisplay: Display {
     private var replaysDue = [UInt32: (pressed: Pressed, release: OverlayClick)](minimumCapacity: 4)
     /// The daemon must refresh before the next click: sway's windows or the outputs changed.
     private var changed = false
+    /// `startSync`s whose first round trip is done; `finished`: the second too.
+    private var syncs: [(id: Int, finished: Bool)] = []
     private var outputsChanged = false
     /// Whether a popup is open (the last `intercept`).
     private var popupsOpen = false
@@ -90,7 +92,7 @@ public final class WaylandDisplay: Display {
         readPrepared = true
         // A plain flush: a round trip now would wait for the read just announced.
         do { try client.connection.flush() } catch { broken = "\(error)" }
-        return !clicks.isEmpty || changed || outputsChanged
+        return !clicks.isEmpty || changed || outputsChanged || !syncs.isEmpty
     }
 
     public func pollReturned(_ readiness: Readiness) {
@@ -159,7 +161,18 @@ public final class WaylandDisplay: Display {
             return .click(Click(isPress: click.isPressed, button: button, x: click.x, y: click.y, time: now(),
                                 releaseGoesElsewhere: false, token: InputToken(window: nextToken)))
         }
-        return nil
+        guard let sync = syncs.first else { return nil }
+        guard sync.finished else {
+            // The inputs read with the first round trip are handed out: a second one, so
+            // that the compositor has processed what the daemon did about them.
+            if broken == nil {
+                do { try client.connection.roundtrip() } catch { broken = "\(error)" }
+            }
+            syncs[0].finished = true
+            return nextInput()
+        }
+        syncs.removeFirst()
+        return .synced(sync.id, failure: broken.map { "Wayland round trip failed: \($0)" })
     }
 
     /// Nothing waits for an answer: a swallowed click is already eaten, and a click to
@@ -305,19 +318,15 @@ public final class WaylandDisplay: Display {
 
     /// One round trip: the compositor has handled every request sent before, and every event
     /// it sent before is handled here; a second one for the requests those events caused.
-    public func sync(_ drain: () -> Void) -> String? {
+    public func startSync(_ id: Int) {
         do {
             try client.connection.roundtrip()
-            drain()
             // The tree read here may have changed: the engine must see it, not only sway's windows.
             if sway?.sync() == true { changed = true }
-            drain()
-            try client.connection.roundtrip()
-            drain()
         } catch {
             broken = "\(error)"
         }
-        return broken.map { "Wayland round trip failed: \($0)" }
+        syncs.append((id, finished: false))
     }
 
     public func configurationReplaced(_ model: ClickModel, backend: Backend) {

@@ -45,6 +45,8 @@ public final class X11Display: Display {
     private var readAheadStart = 0
     /// The daemon must refresh (`DisplayInput.changed`) before the next event.
     private var changed = false
+    /// `startSync`s not answered yet.
+    private var syncs = X11Syncs()
     /// `clickawayctl show` is drawing: in grab mode Escape is grabbed, and ends it
     /// (`X11ShowCanvas`). Not in shield mode, where the root holds no grab while the pointer
     /// is in a hole: any passive grab there costs every click in a hole the X server's check
@@ -107,11 +109,15 @@ public final class X11Display: Display {
         let work = tracker.hasWork
         if readAheadStart == readAhead.count, let event = x.pollQueuedEvent() { readAhead.append(event) }
         return readAheadStart < readAhead.count || changed || work
+            || (!syncs.isEmpty && syncs.canAdvance(x: x, readsBusy: tracker.isBusy, now: MonotonicClock.milliseconds()))
     }
 
     public func pollReturned(_ readiness: Readiness) { socketRead = false }
 
-    public func register(with loop: PollLoop) {}
+    public func register(with loop: PollLoop) {
+        // Wakes the loop when a sync stops waiting for window reads; `nextInput` moves it on.
+        loop.schedule({ [unowned self] in syncs.deadline }) { _ in }
+    }
 
     // MARK: - Events
 
@@ -152,7 +158,14 @@ public final class X11Display: Display {
                 changed = false
                 return .changed
             }
-            return nil
+            guard !syncs.isEmpty else { return nil }
+            switch syncs.advance(x: x, readsBusy: tracker.isBusy, now: MonotonicClock.milliseconds()) {
+            case .waiting: return nil
+            case .progressed:
+                x.flush()
+                continue
+            case .synced(let id, let failure): return .synced(id, failure: failure)
+            }
         }
     }
 
@@ -399,23 +412,9 @@ public final class X11Display: Display {
 
     /// Answers after one round trip to the X server and after handling every event the
     /// server sent before it: the caller then sees the daemon in a settled state.
-    public func sync(_ drain: () -> Void) -> String? {
-        do {
-            try x.sync()
-            drain()
-            // Windows being read are read to the end (waiting for their replies, as nothing
-            // else does): the caller sees them placed. Their events may queue more.
-            for _ in 0..<8 where tracker.isBusy {
-                if tracker.finishReads(now: clock.now()) { changed = true }
-                drain()
-            }
-            // A second round trip: the AllowEvents and dismiss requests those events caused
-            // have been processed by the server when the caller hears back.
-            try x.sync()
-            return nil
-        } catch {
-            return "X server round trip failed: \(error)"
-        }
+    public func startSync(_ id: Int) {
+        syncs.start(id, x: x)
+        x.flush()
     }
 
     public func configurationReplaced(_ model: ClickModel, backend: Backend) {

@@ -259,6 +259,46 @@ import Testing
         #expect(d.daemon.openNames.isEmpty)
     }
 
+    /// `sync` and `add --window` wait for the display to sync, the loop does not: clicks are
+    /// answered meanwhile, and each request is answered once its sync is done.
+    @Test func requestsWaitingForTheDisplayToSyncHoldNothingElseUp() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu"))
+        d.display.syncsWait = true
+        d.display.map(1, class: "Menu", at: Self.menuRect)
+        d.display.map(7, class: "Note", at: Self.subRect)
+        let syncer = try d.connect(), adder = try d.connect()
+        try syncer.send(#"{"request":"sync"}"#)
+        try adder.send(#"{"request":"add","window":7,"popup":"note"}"#)
+        try d.step(until: "both requests wait for a sync") { d.display.syncsStarted.count == 2 }
+        d.display.click(150, 150)
+        d.step()
+        #expect(d.display.takeEffects().contains(.answered(press: true, button: 1, x: 150, y: 150, click: .pass, reason: .inside)))
+        #expect(syncer.line() == nil && adder.line() == nil)
+
+        d.display.finishSyncs()
+        #expect(try syncer.reply(from: d, to: "sync") == #"{"ok":true}"#)
+        #expect(try adder.reply(from: d, to: "add").contains(#""window":"0x7""#))
+        #expect(d.daemon.openNames == ["menu", "note"])
+    }
+
+    @Test func aSyncThatFailsIsRefusedAndAWindowWaitWhoseConnectionClosedIsNotRegistered() throws {
+        let d = try DaemonUnderTest("")
+        d.display.syncsWait = true
+        d.display.map(7, class: "Note", at: Self.subRect)
+        let syncer = try d.connect(), waiter = try d.connect()
+        try syncer.send(#"{"request":"sync"}"#)
+        try waiter.send(#"{"request":"wait","window":7,"popup":"note"}"#)
+        try d.step(until: "both requests wait for a sync") { d.display.syncsStarted.count == 2 }
+        waiter.close()
+        d.step()
+        d.display.finishSyncs(failure: "X server round trip failed: the connection broke")
+        let refused = try syncer.reply(from: d, to: "sync")
+        #expect(refused.contains(#""ok":false"#) && refused.contains("round trip failed"), "\(refused)")
+        d.step()
+        #expect(d.daemon.openNames.isEmpty)
+        #expect(!(try d.request(#"{"request":"status"}"#)).contains("note"))
+    }
+
     @Test func aProcessPopupIsAnsweredWhenItsWindowComesAndRefusedWhenNoneDoesInTime() throws {
         let d = try DaemonUnderTest("")
         let own = getpid()

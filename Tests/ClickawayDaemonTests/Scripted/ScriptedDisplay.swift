@@ -116,9 +116,19 @@ final class ScriptedDisplay: Display {
         if windowsCloseWhenAsked { unmap(window) }
     }
 
-    func sync(_ drain: () -> Void) -> String? {
-        drain()
-        return nil
+    /// A display whose syncs take their time, as an X server's round trips do in a burst:
+    /// `startSync` only notes them until `finishSyncs`.
+    var syncsWait = false
+    private(set) var syncsStarted: [Int] = []
+
+    func startSync(_ id: Int) {
+        if syncsWait { syncsStarted.append(id) } else { inputs.append(.synced(id, failure: nil)) }
+    }
+
+    /// The syncs started are done: after the inputs queued before now.
+    func finishSyncs(failure: String? = nil) {
+        inputs += syncsStarted.map { .synced($0, failure: failure) }
+        syncsStarted = []
     }
 
     func status() -> DisplayStatus {
