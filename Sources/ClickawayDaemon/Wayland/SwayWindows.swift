@@ -11,8 +11,8 @@ internal import SystemPackage
 ///
 /// sway 1.7 sends no event when a floating window is moved or resized (`move absolute
 /// position`, `move position center`, `resize set`, a drag), so the daemon also reads the
-/// tree before deciding a click on the overlay (`sync()`), and asks for it now and then
-/// while geometry from windows is in use (`requestTree()`, see `WaylandDisplay`).
+/// tree before deciding a press on the overlay (`requestFreshTree()`), and asks for it now
+/// and then while geometry from windows is in use (`requestTree()`, see `WaylandDisplay`).
 ///
 /// Two connections: one subscribed to events, one for requests, whose replies come in the
 /// order asked. Nothing here blocks except start-up and `sync()`. The views with a role are
@@ -29,6 +29,8 @@ final class SwayWindows {
     private let events: SwayIPC
     private let requests: SwayIPC
     private var awaiting: [Awaited] = []
+    /// Replies handled on the request connection: numbers them for `hasAnswered`.
+    private var repliesHandled = 0
     /// An event came while a tree was on its way: that tree may be older than the event.
     private var treeStale = false
     private let logger: Logger
@@ -117,33 +119,19 @@ final class SwayWindows {
         do { try requests.flush() } catch { failure = "\(error)" }
     }
 
-    /// Asks for a tree and waits at most `timeoutMs` for it, handling the replies before it
-    /// as they come (`takeChange()` then says if the views changed). Returns whether it came in
-    /// time; if not, it is applied when it comes, and nothing is broken: sway may be slow.
-    @discardableResult
-    func readTreeNow(within timeoutMs: Int64) -> Bool {
-        guard failure == nil else { return false }
-        // A new request even if one is on its way: that one may be older than the caller.
+    /// Asks for a tree now, even if one is on its way (that one may be older than the
+    /// caller's question), without waiting: `hasAnswered` says when its reply is applied.
+    func requestFreshTree() -> Int {
+        guard failure == nil else { return repliesHandled }
         requests.send(.getTree)
         awaiting.append(.tree)
-        var before = awaiting.count  // replies up to and including this one
-        do {
-            let deadline = Deadline.inMilliseconds(timeoutMs)
-            while true {
-                let writing = try requests.flush()
-                for reply in try requests.read() {
-                    handle(reply.payload)
-                    before -= 1
-                }
-                if before <= 0 { return true }
-                guard !deadline.hasPassed() else { return false }
-                _ = try? requests.descriptor.wait(for: writing ? [.readable, .writable] : .readable, until: deadline)
-            }
-        } catch {
-            failure = "\(error)"
-            return false
-        }
+        do { try requests.flush() } catch { failure = "\(error)" }
+        return repliesHandled + awaiting.count
     }
+
+    /// Whether the reply `requestFreshTree` numbered `ticket` has been applied (or never
+    /// will be: the connection broke).
+    func hasAnswered(_ ticket: Int) -> Bool { repliesHandled >= ticket || failure != nil }
 
     /// Asks for the tree without waiting: the reply is applied when it comes (`read()`).
     func requestTree() {
@@ -159,6 +147,7 @@ final class SwayWindows {
 
     private func handle(_ reply: JSON) {
         guard !awaiting.isEmpty else { return }
+        repliesHandled += 1
         switch awaiting.removeFirst() {
         case .tree:
             let changed = apply(tree: reply, now: MonotonicClock.milliseconds())

@@ -92,7 +92,7 @@ public final class WaylandDisplay: Display {
         readPrepared = true
         // A plain flush: a round trip now would wait for the read just announced.
         do { try client.connection.flush() } catch { broken = "\(error)" }
-        return !clicks.isEmpty || changed || outputsChanged || !syncs.isEmpty
+        return (!clicks.isEmpty && treeAsked == nil) || changed || outputsChanged || (!syncs.isEmpty && treeAsked == nil)
     }
 
     public func pollReturned(_ readiness: Readiness) {
@@ -110,6 +110,8 @@ public final class WaylandDisplay: Display {
             for descriptor in sway.descriptors { loop.watch(descriptor) { _ in sway.read() } }
         }
         loop.schedule({ [unowned self] in nextTreePoll }) { [unowned self] _ in pollTree() }
+        // Wakes the loop when a press stops waiting for sway's tree; `nextInput` hands it out.
+        loop.schedule({ [unowned self] in treeAsked?.deadline }) { _ in }
     }
 
     /// Runs the listeners of what is queued and takes the clicks and outputs they brought.
@@ -122,8 +124,8 @@ public final class WaylandDisplay: Display {
             return
         }
         let taken = overlay.takeClicks()
-        // Before a press is decided, sway's tree is read again: see `checkSwayTree`.
-        if taken.contains(where: \.isPressed) { checkSwayTree() }
+        // Before a press is decided, sway's tree is read again: see `askSwayTree`.
+        if taken.contains(where: \.isPressed) { askSwayTree() }
         clicks += taken
         followOutputs()
     }
@@ -133,6 +135,7 @@ public final class WaylandDisplay: Display {
     /// Every click here landed outside the holes, so the engine decides something for it.
     public func nextInput() -> DisplayInput? {
         if clicks.isEmpty { dispatch() }
+        let treeKnown = swayTreeArrived()
         if sway?.takeChange() == true { changed = true }
         if outputsChanged {
             outputsChanged = false
@@ -142,6 +145,7 @@ public final class WaylandDisplay: Display {
             changed = false
             return .changed
         }
+        guard treeKnown else { return nil }
         while !clicks.isEmpty {
             let click = clicks.removeFirst()
             let pressed: Pressed = switch click.device {
@@ -235,22 +239,37 @@ public final class WaylandDisplay: Display {
     /// answer), as far as clicks in its old or new place outside it are concerned.
     static let treePollMs: Int64 = 250
 
-    /// How long a decision waits for sway's tree at most.
+    /// How long a press waits for sway's tree at most.
     static let treeCheckMs: Int64 = 250
+
+    /// The tree asked for before the clicks read are handed out: its reply's number and how
+    /// long they wait for it.
+    private var treeAsked: (ticket: Int, deadline: Deadline, asked: Int64)?
 
     /// Before a press on the overlay is decided, sway's tree is read again when any window
     /// plays a role: a window moved without an event would otherwise be judged where it
-    /// was. One round trip on the IPC; the compositor does not wait for it. A changed tree
+    /// was. The clicks read wait in `clicks` until the tree is there (the loop goes on, and
+    /// the compositor does not wait for it: the overlay has the click); a changed tree
     /// refreshes the engine before the press is decided. A sway too slow to answer within
     /// `treeCheckMs` leaves the decision to the tree already known.
-    private func checkSwayTree() {
+    private func askSwayTree() {
         guard let sway, sway.windowCount > 0 else { return }
-        let started = MonotonicClock.microseconds()
-        let inTime = sway.readTreeNow(within: Self.treeCheckMs)
-        logger.debug("read sway's tree before deciding", metadata: ["microseconds": "\(MonotonicClock.microseconds() - started)"])
-        if !inTime, sway.failure == nil {
+        // A press while one waits: the newer tree, by the first press's time limit.
+        treeAsked = (sway.requestFreshTree(), treeAsked?.deadline ?? .inMilliseconds(Self.treeCheckMs),
+                     treeAsked?.asked ?? MonotonicClock.microseconds())
+    }
+
+    /// Whether the clicks may be handed out: no tree asked for, or it came, or its time ran out.
+    private func swayTreeArrived() -> Bool {
+        guard let asked = treeAsked, let sway else { return true }
+        let came = sway.hasAnswered(asked.ticket)
+        guard came || asked.deadline.hasPassed() else { return false }
+        treeAsked = nil
+        logger.debug("read sway's tree before deciding", metadata: ["microseconds": "\(MonotonicClock.microseconds() - asked.asked)"])
+        if !came {
             logger.warning("sway did not send its tree within \(Self.treeCheckMs) ms: deciding the click on the windows as last seen")
         }
+        return true
     }
 
     /// Asks for sway's tree every `treePollMs` while a popup is open and a window plays a
