@@ -64,9 +64,9 @@ public final class Daemon {
     /// when a click, a key or a request needs the state as it is.
     private var windowsChanged = false
     var pacing = SettlePacing()
-    /// Requests waiting for the display to sync, by the id `startSync` gave it.
-    private var syncWaiters: [Int: SyncWaiter] = [:]
-    private var syncSerial = 0
+    /// Requests waiting for the display's answer, by the number `ask` gave them.
+    private var displayWaiters: [Int: DisplayWaiter] = [:]
+    private var displaySerial = 0
     /// `clickawayctl show`: the model drawn on the screen (Show/ShowDrawing.swift).
     private let show: ShowDrawing
 
@@ -138,7 +138,7 @@ public final class Daemon {
         while let request = control.nextRequest() { answer(request) }
         for connection in control.takeHangUps() {
             removeRuntime(runtime.owned(by: connection), .waitEnded)
-            syncWaiters = syncWaiters.filter { $0.value.origin.connection != connection }
+            displayWaiters = displayWaiters.filter { $0.value.origin.connection != connection }
         }
         settle()
         // Drain before sleeping: what was done since may have queued events.
@@ -199,7 +199,9 @@ public final class Daemon {
                 unsettled = true
                 settle()
             case .synced(let id, let failure):
-                synced(id, failure: failure)
+                answered(id, failure: failure, pointerHeldBy: nil)
+            case .pointerGrab(let id, let heldBy):
+                answered(id, failure: nil, pointerHeldBy: heldBy)
             }
         }
     }
@@ -323,7 +325,9 @@ public final class Daemon {
     /// its answer. Without a loader thread a model is swapped in at once, and the runtime
     /// popups are looked at again; each such pass resolves or removes one, so they end.
     private func settle() {
-        if windowsChanged && (unsettled || pacing.allows(now: MonotonicClock.microseconds())) {
+        // Not paced while a request waits for the display: what settling sends must be on the
+        // wire before the display's last round trip, so that the request sees it done.
+        if windowsChanged && (unsettled || !displayWaiters.isEmpty || pacing.allows(now: MonotonicClock.microseconds())) {
             (windowsChanged, unsettled) = (false, true)
         }
         guard unsettled || (staleModel != nil && !building) else { return }
@@ -431,8 +435,9 @@ public final class Daemon {
             unsettled = true  // the drawing takes Escape on X11, and gives it back
             return try show.answer(request, engine: engine)
         case .hit(let x, let y, let button):
-            let context = ExplanationContext(describe: display.windows.describe, otherGrab: display.otherPointerGrab())
-            return HitReply(engine.explain(button: button, x: x, y: y, time: display.now()), context).json
+            // Answered with whether another program holds the pointer, which the display finds out.
+            display.probePointerGrab(ask(.hit(x: x, y: y, button: button, origin)))
+            return .null
         case .monitor:
             guard control.subscribe(origin.client) else {
                 throw Refusal("\(ControlServer.maxMonitors) monitors are connected already; close one first")
@@ -562,29 +567,34 @@ public final class Daemon {
         return model.popups[Int(index)]
     }
 
-    /// What waits for a `Display.startSync`.
-    private enum SyncWaiter {
-        /// `clickawayctl sync`: answered.
+    /// A request waiting for the display's answer (`startSync`, `probePointerGrab`).
+    private enum DisplayWaiter {
+        /// `clickawayctl sync`: answered once the display synced.
         case reply(ControlServer.Request)
-        /// `add` or `wait` of a window: registered.
+        /// `add` or `wait` of a window: registered once the display synced.
         case register(RuntimePopupRequest, ControlServer.Request, waiting: Bool)
+        /// `hit`: explained once the display said whether another program holds the pointer.
+        case hit(x: Int32, y: Int32, button: UInt8, ControlServer.Request)
 
         var origin: ControlServer.Request {
             switch self {
-            case .reply(let origin), .register(_, let origin, _): origin
+            case .reply(let origin), .register(_, let origin, _), .hit(_, _, _, let origin): origin
             }
         }
     }
 
-    private func startSync(_ waiter: SyncWaiter) {
-        syncSerial += 1
-        syncWaiters[syncSerial] = waiter
-        display.startSync(syncSerial)
+    /// Numbers `waiter` for the display's answer.
+    private func ask(_ waiter: DisplayWaiter) -> Int {
+        displaySerial += 1
+        displayWaiters[displaySerial] = waiter
+        return displaySerial
     }
 
-    /// The display has handled everything it sent before the sync was asked for.
-    private func synced(_ id: Int, failure: String?) {
-        guard let waiter = syncWaiters.removeValue(forKey: id) else { return }
+    private func startSync(_ waiter: DisplayWaiter) { display.startSync(ask(waiter)) }
+
+    /// The display answered request `id`: it synced (or failed to), or probed the pointer.
+    private func answered(_ id: Int, failure: String?, pointerHeldBy: String?) {
+        guard let waiter = displayWaiters.removeValue(forKey: id) else { return }
         settleNow()
         let reply: JSON
         do throws(Refusal) {
@@ -592,6 +602,9 @@ public final class Daemon {
             switch waiter {
             case .reply: reply = ControlReply.ok()
             case .register(let request, let origin, let waiting): reply = try register(request, origin, waiting: waiting, displaySynced: true)
+            case .hit(let x, let y, let button, _):
+                let context = ExplanationContext(describe: display.windows.describe, otherGrab: pointerHeldBy)
+                reply = HitReply(engine.explain(button: button, x: x, y: y, time: display.now()), context).json
             }
         } catch {
             reply = error.json

@@ -63,10 +63,10 @@ public protocol Display: PollSource {
     func startSync(_ id: Int)
     /// The display's part of `status`.
     func status() -> DisplayStatus
-    /// Whether another program holds the pointer now (an open menu, a launcher): a click then
-    /// goes to it and never reaches the daemon. nil when none does or the display cannot tell.
-    /// For `hit`, between clicks: may cost a round trip.
-    func otherPointerGrab() -> String?
+    /// Asks whether another program holds the pointer now (an open menu, a launcher): a
+    /// click then goes to it and never reaches the daemon. Answered by `.pointerGrab(id, ...)`
+    /// from `nextInput()`, never waited for (for `hit`).
+    func probePointerGrab(_ id: Int)
     /// A new configuration was accepted: windows are matched again, the backend setting followed.
     func configurationReplaced(_ model: ClickModel, backend: Backend)
     /// Runtime popups came or went: the windows known are matched again against `model`, and
@@ -98,6 +98,9 @@ public enum DisplayInput: Sendable {
     case outputsChanged
     /// The `startSync(id)` is done, or why it failed.
     case synced(Int, failure: String?)
+    /// The answer to `probePointerGrab(id)`: why clicks go to another program now, nil when
+    /// none holds the pointer or the display cannot tell.
+    case pointerGrab(Int, heldBy: String?)
 }
 
 /// A press or release of a button, a finger or a pen tip (button 1).

@@ -77,6 +77,18 @@ extension XConnection {
         }
     }
 
+    /// Whether another client holds the pointer, asked without waiting: a GrabPointer on
+    /// `window` with no events, released at once by the UngrabPointer sent after it (which
+    /// does nothing if the grab was refused). The reply is nil when the grab was had.
+    public func sendPointerGrabProbe(_ window: WindowID) -> PendingReply<PointerGrabRefusal?> {
+        let cookie = xcb_grab_pointer(c, 0, window, 0, GrabMode.async.xcb, GrabMode.async.xcb, UInt32(XCB_NONE),
+                                      UInt32(XCB_NONE), UInt32(XCB_CURRENT_TIME))
+        ungrabPointer()
+        return PendingReply(sequence: cookie.sequence, request: "GrabPointer") { raw in
+            PointerGrabRefusal(status: raw.assumingMemoryBound(to: xcb_grab_pointer_reply_t.self).pointee.status)
+        }
+    }
+
     /// Releases this client's active pointer grab; nothing happens when it holds none.
     /// Call `flush()` or `sync()` after it.
     public func ungrabPointer() {

@@ -43,6 +43,8 @@ public final class WaylandDisplay: Display {
     private var changed = false
     /// `startSync`s whose first round trip is done; `finished`: the second too.
     private var syncs: [(id: Int, finished: Bool)] = []
+    /// `probePointerGrab`s not answered yet.
+    private var grabProbes: [Int] = []
     private var outputsChanged = false
     /// Whether a popup is open (the last `intercept`).
     private var popupsOpen = false
@@ -93,6 +95,7 @@ public final class WaylandDisplay: Display {
         // A plain flush: a round trip now would wait for the read just announced.
         do { try client.connection.flush() } catch { broken = "\(error)" }
         return (!clicks.isEmpty && treeAsked == nil) || changed || outputsChanged || (!syncs.isEmpty && treeAsked == nil)
+            || !grabProbes.isEmpty
     }
 
     public func pollReturned(_ readiness: Readiness) {
@@ -165,6 +168,7 @@ public final class WaylandDisplay: Display {
             return .click(Click(isPress: click.isPressed, button: button, x: click.x, y: click.y, time: now(),
                                 releaseGoesElsewhere: false, token: InputToken(window: nextToken)))
         }
+        if !grabProbes.isEmpty { return .pointerGrab(grabProbes.removeFirst(), heldBy: nil) }
         guard let sync = syncs.first else { return nil }
         guard sync.finished else {
             // The inputs read with the first round trip are handed out: a second one, so
@@ -400,7 +404,8 @@ public final class WaylandDisplay: Display {
     public func release() {}
 
     /// No Wayland protocol tells one client about another's grab.
-    public func otherPointerGrab() -> String? { nil }
+    /// The compositor says nothing of other clients' grabs: answered at once, with none.
+    public func probePointerGrab(_ id: Int) { grabProbes.append(id) }
 
     public func status() -> DisplayStatus {
         .wayland(WaylandStatus(

@@ -47,6 +47,9 @@ public final class X11Display: Display {
     private var changed = false
     /// `startSync`s not answered yet.
     private var syncs = X11Syncs()
+    /// `probePointerGrab`s sent, oldest first, and those answered, not handed out yet.
+    private var grabProbes: [(id: Int, reply: PendingReply<PointerGrabRefusal?>)] = []
+    private var grabAnswers: [(id: Int, heldBy: String?)] = []
     /// `clickawayctl show` is drawing: in grab mode Escape is grabbed, and ends it
     /// (`X11ShowCanvas`). Not in shield mode, where the root holds no grab while the pointer
     /// is in a hole: any passive grab there costs every click in a hole the X server's check
@@ -110,6 +113,7 @@ public final class X11Display: Display {
         if readAheadStart == readAhead.count, let event = x.pollQueuedEvent() { readAhead.append(event) }
         return readAheadStart < readAhead.count || changed || work
             || (!syncs.isEmpty && syncs.canAdvance(x: x, readsBusy: tracker.isBusy, now: MonotonicClock.milliseconds()))
+            || { collectGrabProbe(); return !grabAnswers.isEmpty }()
     }
 
     public func pollReturned(_ readiness: Readiness) { socketRead = false }
@@ -157,6 +161,11 @@ public final class X11Display: Display {
             if changed {
                 changed = false
                 return .changed
+            }
+            collectGrabProbe()
+            if !grabAnswers.isEmpty {
+                let answer = grabAnswers.removeFirst()
+                return .pointerGrab(answer.id, heldBy: answer.heldBy)
             }
             guard !syncs.isEmpty else { return nil }
             switch syncs.advance(x: x, readsBusy: tracker.isBusy, now: MonotonicClock.milliseconds()) {
@@ -461,20 +470,23 @@ public final class X11Display: Display {
 
     /// Asks the server for the pointer: refused while another client holds it (X has no
     /// request that names the holder), else taken and given back at once.
-    public func otherPointerGrab() -> String? {
-        do {
-            guard let refusal = try x.grabPointer(x.root, events: [], cursor: nil) else {
-                x.ungrabPointer()
-                x.flush()
-                return nil
-            }
-            switch refusal {
-            case .alreadyGrabbed, .frozen: return "\(refusal)"
-            default: return nil
-            }
-        } catch {
-            return nil
+    public func probePointerGrab(_ id: Int) {
+        grabProbes.append((id, x.sendPointerGrabProbe(x.root)))
+        x.flush()
+    }
+
+    /// The oldest grab probe's answer, if its reply has come (reading what the connection
+    /// holds, never waiting): held for `nextInput`.
+    private func collectGrabProbe() {
+        guard let probe = grabProbes.first else { return }
+        let heldBy: String?
+        switch x.poll(probe.reply) {
+        case .notYet: return
+        case .value(let refusal?) where refusal == .alreadyGrabbed || refusal == .frozen: heldBy = "\(refusal)"
+        case .value, .failed: heldBy = nil
         }
+        grabProbes.removeFirst()
+        grabAnswers.append((probe.id, heldBy))
     }
 
     public func status() -> DisplayStatus {

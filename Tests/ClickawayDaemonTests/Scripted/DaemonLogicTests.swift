@@ -281,6 +281,17 @@ import Testing
         #expect(d.daemon.openNames == ["menu", "note"])
     }
 
+    @Test func hitSaysWhenAnotherProgramHoldsThePointer() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu"))
+        d.display.map(1, class: "Menu", at: Self.menuRect)
+        d.step()
+        let free = try d.request(#"{"request":"hit","x":600,"y":500}"#)
+        #expect(free.contains(#""dismiss":["menu"]"#) && free.contains(#""grab":null"#), "\(free)")
+        d.display.pointerHeldBy = "another client holds an active pointer grab"
+        let held = try d.request(#"{"request":"hit","x":600,"y":500}"#)
+        #expect(held.contains(#""grab":"another client holds an active pointer grab""#), "\(held)")
+    }
+
     @Test func aSyncThatFailsIsRefusedAndAWindowWaitWhoseConnectionClosedIsNotRegistered() throws {
         let d = try DaemonUnderTest("")
         d.display.syncsWait = true

@@ -32,6 +32,9 @@ final class DaemonUnderTest {
         display = ScriptedDisplay(model: config.model)
         daemon = Daemon(display: display, config: config, configFile: configFile, backend: nil, loop: loop, control: control,
                         notifier: nil, logger: Logger(label: "scripted") { _ in SwiftLogNoOpLogHandler() })
+        // Settled after every change, however long a settle takes on the machine running the
+        // tests: a test that wants settles paced sets its own pace.
+        daemon.pacing = SettlePacing(immediateMicroseconds: .max)
         daemon.start()
     }
 

@@ -135,7 +135,9 @@ final class ScriptedDisplay: Display {
         .wayland(WaylandStatus(display: name, overlay: OverlayStatus(outputs: [], holes: [], pointer: true, touch: false,
                                                                      tablets: false, replay: nil), sway: nil))
     }
-    func otherPointerGrab() -> String? { nil }
+    /// Another program holding the pointer, as `hit` is told.
+    var pointerHeldBy: String?
+    func probePointerGrab(_ id: Int) { inputs.append(.pointerGrab(id, heldBy: pointerHeldBy)) }
     func configurationReplaced(_ model: ClickModel, backend: Backend) { rematch(model) }
     func popupsChanged(_ model: ClickModel, lookingAt lookup: WindowLookup) { rematch(model) }
 
