@@ -3,6 +3,7 @@
  * prints the table). Every figure is taken here with CLOCK_MONOTONIC.
  *
  *   latency --mode target|inside|outside|rtt --clicks N [--daemon [--pid P]|--reference-grabber] [--samples FILE]
+ *           [--burst-pid P]
  *   stats --samples FILE
  *   idle --pid P --seconds S --popups N [--notify-socket PATH]
  *   memory --pid P --checkpoints A,B,... [--inside-per-cycle K]
@@ -613,7 +614,7 @@ static long arg_long(const char *value, const char *name) {
 struct options {
     const char *latency_mode;
     long clicks, seconds, popups, runs, inside_per_cycle, in_flight;
-    pid_t pid;
+    pid_t pid, burst_pid;
     int with_daemon, reference_grabber;
     char *checkpoints;
     const char *log;
@@ -623,11 +624,29 @@ struct options {
     char **rest; /* after "--" */
 };
 
+/* --burst-pid P: `clickbench windows --mode cycle` (pid P) maps its windows when told, right
+ * before the first click, and answers once all its maps are written to the X server: every
+ * case's clicks meet its burst at the same point, whatever the set-up took and wherever the
+ * scheduler put the burst client. */
+static void start_burst(pid_t pid) {
+    if (pid <= 0) return;
+    sigset_t usr1;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    if (sigprocmask(SIG_BLOCK, &usr1, NULL) != 0) die("sigprocmask: %s", strerror(errno));
+    if (kill(pid, SIGUSR1) != 0) die("cannot start the burst of pid %d: %s", pid, strerror(errno));
+    struct timespec wait = {WAIT_MS / 1000, (WAIT_MS % 1000) * 1000000L};
+    if (sigtimedwait(&usr1, NULL, &wait) != SIGUSR1)
+        die("the burst client (pid %d) did not say within %d ms that its maps were sent", pid, WAIT_MS);
+}
+
 static int latency(struct options *o) {
     if (o->clicks < 1) die("--clicks must be at least 1");
     x_connect();
     setup_windows();
     if (o->with_daemon && o->reference_grabber) die("--daemon and --reference-grabber exclude each other");
+    if (o->burst_pid > 0 && strcmp(o->latency_mode, "target") != 0 && strcmp(o->latency_mode, "inside") != 0)
+        die("--burst-pid goes with --mode target or inside");
     int ctl = o->with_daemon ? ctl_connect() : -1;
     if (o->reference_grabber) start_reference_grabber();
     int64_t *samples = calloc((size_t)o->clicks, sizeof *samples);
@@ -649,6 +668,7 @@ static int latency(struct options *o) {
         /* Cases 1 and 2: no popup open, so the daemon (if any) must hold no grab. */
         if (ctl >= 0) ctl_expect(ctl, 0, 0);
         before = daemon_cost(o->pid);
+        start_burst(o->burst_pid);
         for (long i = 0; i < o->clicks; i++) samples[i] = click_target("target");
         after = daemon_cost(o->pid);
     } else if (strcmp(m, "inside") == 0) {
@@ -656,6 +676,7 @@ static int latency(struct options *o) {
         map_popup(ctl);
         if (ctl >= 0) ctl_expect(ctl, 1, 1);
         before = daemon_cost(o->pid);
+        start_burst(o->burst_pid);
         for (long i = 0; i < o->clicks; i++) samples[i] = click_popup("popup");
         after = daemon_cost(o->pid);
         if (ctl >= 0) ctl_expect(ctl, 1, 1); /* no inside click dismissed it */
@@ -975,50 +996,111 @@ static int startup(struct options *o) {
     return 0;
 }
 
+/* SIGTERM to the loops that run beside the clicks (reload, windows, openpid): they finish
+ * what they have in flight, clean up and exit, so that once the process is gone the daemon
+ * and the X server are done with it. */
+static volatile sig_atomic_t stop_requested;
+static void on_term(int sig) { (void)sig; stop_requested = 1; }
+
 static int reload(struct options *o) {
     if (o->pid <= 0) die("--pid is required");
     if (o->runs < 1) die("--runs must be at least 1");
+    /* SIGTERM ends the loop once the reload in flight is answered (the daemon is done with it). */
+    signal(SIGTERM, on_term);
     int ctl = ctl_connect();
     int64_t *samples = calloc((size_t)o->runs, sizeof *samples);
-    for (long i = 0; i < o->runs; i++) {
+    long done = 0;
+    for (; done < o->runs && !stop_requested; done++) {
         /* The daemon answers once the new configuration is in place (or rejected). */
         int64_t start = now_ns();
         char *reply = ctl_request(ctl, "{\"request\":\"reload\"}");
-        samples[i] = now_ns() - start;
+        samples[done] = now_ns() - start;
         if (strncmp(reply, "{\"ok\":true", 10) != 0) die("reload answered %s", reply);
         free(reply);
     }
-    print_latency(samples, (size_t)o->runs);
+    if (done == 0) die("no reload was answered before SIGTERM");
+    print_latency(samples, (size_t)done);
     return 0;
+}
+
+/* A round trip for the window loops: afterwards the X server has done every request sent
+ * before it. The events the windows bring (StructureNotify) are dropped; an error ends the run. */
+static void loop_round_trip(void) {
+    free(xcb_get_input_focus_reply(c, xcb_get_input_focus(c), NULL));
+    if (xcb_connection_has_error(c)) die("lost the X connection");
+    for (xcb_generic_event_t *ev; (ev = xcb_poll_for_queued_event(c));) {
+        if ((ev->response_type & 0x7f) == 0) handle(ev); /* dies naming the error */
+        free(ev);
+    }
+}
+
+static int term_pending(void) {
+    sigset_t pending;
+    sigpending(&pending);
+    return sigismember(&pending, SIGTERM);
 }
 
 /* Another client's windows while clicks are measured: `--popups N` windows of WM_CLASS
  * "burst"/CLASS away from the bench windows, mapped and unmapped in a loop (`cycle`) or
- * mapped once (`keep`), until SIGTERM. Prints the cycles done on the way out. */
-static volatile sig_atomic_t windows_stop;
-static void windows_on_term(int sig) { (void)sig; windows_stop = 1; }
-
+ * mapped once (`keep`), until SIGTERM. It says on stdout when the clicks may start: in cycle
+ * mode `ready` once its windows exist (the loop starts on SIGUSR1, which `latency
+ * --burst-pid` sends right before its first click, and the sender gets SIGUSR1 back once the
+ * first maps are written), in keep mode `mapped` once the X server has mapped them all (a
+ * round trip after the maps). On SIGTERM (looked for between batches of maps and unmaps) it
+ * destroys its windows and makes a round trip before it exits, so that when the process is
+ * gone the X server is done with them; then it prints the batches of maps and unmaps the
+ * server finished (`maps=1 unmaps=0` in cycle mode: SIGTERM came while the server still
+ * worked on the first maps). */
 static int windows(struct options *o) {
     if (o->popups < 1) die("--popups must be at least 1");
     int cycle = strcmp(o->latency_mode, "cycle") == 0;
     if (!cycle && strcmp(o->latency_mode, "keep") != 0) die("--mode must be cycle or keep, not \"%s\"", o->latency_mode);
-    signal(SIGTERM, windows_on_term);
+    /* Blocked, so they are taken only where this loop looks for them: no handler races a wait. */
+    sigset_t term, start_or_term;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    start_or_term = term;
+    sigaddset(&start_or_term, SIGUSR1);
+    if (sigprocmask(SIG_BLOCK, &start_or_term, NULL) != 0) die("sigprocmask: %s", strerror(errno));
     x_connect();
     char class_pair[256];
     int len = snprintf(class_pair, sizeof class_pair, "burst%c%s", 0, o->window_class ? o->window_class : "Burst");
     xcb_window_t *ws = calloc((size_t)o->popups, sizeof *ws);
     for (long i = 0; i < o->popups; i++) ws[i] = make_window(900 + (int)(i % 50), 700 + (int)(i % 40), class_pair, (size_t)len + 1);
-    long cycles = 0;
-    do {
+    loop_round_trip();
+    long maps = 0, unmaps = 0;
+    int sig = 0;
+    pid_t starter = 0;
+    if (cycle) {
+        puts("ready");
+        siginfo_t info = {0};
+        do sig = sigwaitinfo(&start_or_term, &info);
+        while (sig < 0 && errno == EINTR);
+        if (sig < 0) die("sigwaitinfo: %s", strerror(errno));
+        if (sig == SIGUSR1) starter = info.si_pid;
+    }
+    while (sig != SIGTERM) {
         for (long i = 0; i < o->popups; i++) xcb_map_window(c, ws[i]);
-        free(xcb_get_input_focus_reply(c, xcb_get_input_focus(c), NULL));
-        if (!cycle) break;
+        xcb_flush(c);
+        /* The maps are with the X server (in its socket): the clicks may start. */
+        if (starter > 0 && kill(starter, SIGUSR1) != 0) die("cannot answer pid %d: %s", starter, strerror(errno));
+        starter = 0;
+        loop_round_trip();
+        maps++;
+        if (!cycle) {
+            puts("mapped");
+            sigwait(&term, &sig);
+            break;
+        }
+        if (term_pending()) break;
         for (long i = 0; i < o->popups; i++) xcb_unmap_window(c, ws[i]);
-        free(xcb_get_input_focus_reply(c, xcb_get_input_focus(c), NULL));
-        cycles++;
-    } while (!windows_stop);
-    while (!windows_stop) pause();
-    printf("cycles=%ld\n", cycles);
+        loop_round_trip();
+        unmaps++;
+        if (term_pending()) break;
+    }
+    for (long i = 0; i < o->popups; i++) xcb_destroy_window(c, ws[i]);
+    loop_round_trip();
+    printf("maps=%ld unmaps=%ld\n", maps, unmaps);
     return 0;
 }
 
@@ -1026,10 +1108,11 @@ static int windows(struct options *o) {
  * window of this process (_NET_WM_PID), then `--runs` times (or until SIGTERM) a runtime
  * popup for this pid, timed to its reply (the daemon has found the window), and the
  * connection closed (the popup removed). The popup's grace keeps clicks elsewhere from
- * dismissing it. */
+ * dismissing it. Says `mapped` on stdout once its window is on screen; on SIGTERM it ends
+ * after the request in flight and destroys its window (a round trip) before it exits. */
 static int openpid(struct options *o) {
     if (o->runs < 1) die("--runs must be at least 1");
-    signal(SIGTERM, windows_on_term);
+    signal(SIGTERM, on_term);
     x_connect();
     static const char class_pair[] = "opener\0Opener";
     xcb_window_t w = make_window(1000, 100, class_pair, sizeof class_pair);
@@ -1039,13 +1122,14 @@ static int openpid(struct options *o) {
     xcb_change_property(c, XCB_PROP_MODE_REPLACE, w, a->atom, XCB_ATOM_CARDINAL, 32, 1, &pid);
     free(a);
     xcb_map_window(c, w);
-    free(xcb_get_input_focus_reply(c, xcb_get_input_focus(c), NULL));
+    loop_round_trip();
+    puts("mapped"); /* the window is on screen: the bench may start its clicks */
     /* Not a literal starting with {"request": the pid is written in at run time. */
     char request[200];
     snprintf(request, sizeof request, "{\"pid\":%ld,\"grace_ms\":3600000,\"timeout_ms\":5000,\"request\":\"wait\"}", (long)pid);
     int64_t *samples = calloc((size_t)o->runs, sizeof *samples);
     long done = 0;
-    for (; done < o->runs && !windows_stop; done++) {
+    for (; done < o->runs && !stop_requested; done++) {
         int ctl = ctl_connect();
         int64_t start = now_ns();
         char *reply = ctl_request(ctl, request);
@@ -1055,12 +1139,15 @@ static int openpid(struct options *o) {
         close(ctl);
     }
     if (done == 0) die("no runtime popup was registered before SIGTERM");
+    xcb_destroy_window(c, w); /* done with at the X server before this process is gone */
+    loop_round_trip();
     print_latency(samples, (size_t)done);
     return 0;
 }
 
 static void usage(void) {
     fputs("usage: clickbench latency --mode target|inside|outside|rtt --clicks N [--daemon [--pid P]|--reference-grabber] [--samples FILE]\n"
+          "                         [--burst-pid P]\n"
           "       clickbench stats --samples FILE\n"
           "       clickbench idle --pid P --seconds S --popups N [--notify-socket PATH]\n"
           "       clickbench memory --pid P --checkpoints A,B,... [--inside-per-cycle K]\n"
@@ -1104,6 +1191,7 @@ int main(int argc, char **argv) {
         else if (strcmp(a, "--in-flight") == 0) o.in_flight = arg_long(v, a);
         else if (strcmp(a, "--inside-per-cycle") == 0) o.inside_per_cycle = arg_long(v, a);
         else if (strcmp(a, "--pid") == 0) o.pid = (pid_t)arg_long(v, a);
+        else if (strcmp(a, "--burst-pid") == 0) o.burst_pid = (pid_t)arg_long(v, a);
         else if (strcmp(a, "--checkpoints") == 0) o.checkpoints = argv[i];
         else if (strcmp(a, "--log") == 0) o.log = v;
         else if (strcmp(a, "--samples") == 0) o.samples = v;
