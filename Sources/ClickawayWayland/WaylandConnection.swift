@@ -61,6 +61,9 @@ public final class WaylandConnection {
         if wl_display_roundtrip(pointer) < 0 { throw failure() }
     }
 
+    /// A wl_display.sync sent now (flushed before the next sleep), not waited for.
+    public func syncPoint() -> SyncPoint { SyncPoint(display: pointer) }
+
     /// One turn of the read protocol: dispatches what is queued, then waits at most
     /// `milliseconds` for the socket, reads and dispatches. Returns whether anything ran.
     @discardableResult
@@ -99,6 +102,34 @@ public final class WaylandConnection {
         }
         return .connectionLost(display: display, reason: String(cString: strerror(code != 0 ? code : errno)))
     }
+}
+
+/// A wl_display.sync: `isDone` once the compositor has handled every request sent before
+/// it; every event it sent before is dispatched by then. Learnt by dispatching, never waited for.
+public final class SyncPoint {
+    public private(set) var isDone = false
+    private var callback: OpaquePointer?
+    private var listener: Listener<wl_callback_listener>?
+
+    init(display: OpaquePointer) {
+        callback = wl_display_sync(display)
+        var functions = wl_callback_listener()
+        functions.done = { data, _, _ in
+            let me = owner(data, as: SyncPoint.self)
+            me.isDone = true
+            me.destroyCallback()
+        }
+        let listener = Listener(functions)
+        self.listener = listener
+        if let callback { wl_callback_add_listener(callback, listener.pointer, Unmanaged.passUnretained(self).toOpaque()) }
+    }
+
+    private func destroyCallback() {
+        if let callback { wl_callback_destroy(callback) }
+        callback = nil
+    }
+
+    deinit { destroyCallback() }
 }
 
 /// A C struct of listener functions at a fixed address, for as long as its owner lives:

@@ -15,7 +15,7 @@ internal import SystemPackage
 /// and then while geometry from windows is in use (`requestTree()`, see `WaylandDisplay`).
 ///
 /// Two connections: one subscribed to events, one for requests, whose replies come in the
-/// order asked. Nothing here blocks except start-up and `sync()`. The views with a role are
+/// order asked. Nothing here blocks but start-up. The views with a role are
 /// in `roster`, keyed by container id, with their pid.
 final class SwayWindows {
 
@@ -29,6 +29,8 @@ final class SwayWindows {
     private let events: SwayIPC
     private let requests: SwayIPC
     private var awaiting: [Awaited] = []
+    /// The tree last read: a new model places its views at once, before a fresh one comes.
+    private var lastTree: JSON = .null
     /// Replies handled on the request connection: numbers them for `hasAnswered`.
     private var repliesHandled = 0
     /// An event came while a tree was on its way: that tree may be older than the event.
@@ -77,31 +79,6 @@ final class SwayWindows {
             try requests.flush()
         } catch {
             failure = "\(error)"
-        }
-    }
-
-    /// Waits (bounded) for the replies on their way, then reads a fresh tree: the caller
-    /// sees every window sway had mapped before the request, where it is now. Returns
-    /// whether the views changed.
-    @discardableResult
-    func sync() -> Bool {
-        guard failure == nil else { return false }
-        do {
-            let deadline = Deadline.inMilliseconds(2000)
-            while !awaiting.isEmpty {
-                for reply in try requests.read() { handle(reply.payload) }
-                guard !awaiting.isEmpty else { break }
-                // After the replies: one of them may have asked for another tree.
-                try requests.flush()
-                guard !deadline.hasPassed() else { throw SwayIPC.Failure(description: "sway's IPC at \(socketPath) did not answer within 2000 ms") }
-                _ = try? requests.descriptor.wait(until: deadline)
-            }
-            _ = try events.read()
-            treeStale = false
-            return apply(tree: try requests.call(.getTree), now: MonotonicClock.milliseconds())
-        } catch {
-            failure = "\(error)"
-            return false
         }
     }
 
@@ -169,6 +146,7 @@ final class SwayWindows {
 
     /// Takes the views of `tree`; returns whether what the engine sees changed.
     private func apply(tree: JSON, now: Int64) -> Bool {
+        lastTree = tree
         var found: [(id: UInt32, rect: Rect, properties: WindowMatch.Properties, pid: Int32)] = []
         collect(tree, into: &found)
         let present = Set(found.map(\.id))
@@ -241,12 +219,15 @@ final class SwayWindows {
     }
 
     /// A new configuration: the views known are matched again, then (unless the new model
-    /// matches no view the old one did not) the tree is read again and every view matched anew.
+    /// matches no view the old one did not) every view of the last tree is placed anew, and
+    /// the tree is asked for again (a view may have moved without an event).
     func replaceModel(_ model: ClickModel, readingTree: Bool = true) {
         // Matched again first: a window that loses its role is forgotten under the model its
         // popup index is of.
         roster.rematch(model)
         changed = true
-        if readingTree { sync() }
+        guard readingTree else { return }
+        _ = apply(tree: lastTree, now: MonotonicClock.milliseconds())
+        requestTree()
     }
 }

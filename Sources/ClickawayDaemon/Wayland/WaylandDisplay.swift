@@ -41,8 +41,8 @@ public final class WaylandDisplay: Display {
     private var replaysDue = [UInt32: (pressed: Pressed, release: OverlayClick)](minimumCapacity: 4)
     /// The daemon must refresh before the next click: sway's windows or the outputs changed.
     private var changed = false
-    /// `startSync`s whose first round trip is done; `finished`: the second too.
-    private var syncs: [(id: Int, finished: Bool)] = []
+    /// `startSync`s not answered yet, oldest first.
+    private var syncs: [WaylandSync] = []
     /// `probePointerGrab`s not answered yet.
     private var grabProbes: [Int] = []
     private var outputsChanged = false
@@ -94,7 +94,7 @@ public final class WaylandDisplay: Display {
         readPrepared = true
         // A plain flush: a round trip now would wait for the read just announced.
         do { try client.connection.flush() } catch { broken = "\(error)" }
-        return (!clicks.isEmpty && treeAsked == nil) || changed || outputsChanged || (!syncs.isEmpty && treeAsked == nil)
+        return (!clicks.isEmpty && treeAsked == nil) || changed || outputsChanged || (syncs.first?.canAdvance(sway) == true && treeAsked == nil)
             || !grabProbes.isEmpty
     }
 
@@ -113,8 +113,10 @@ public final class WaylandDisplay: Display {
             for descriptor in sway.descriptors { loop.watch(descriptor) { _ in sway.read() } }
         }
         loop.schedule({ [unowned self] in nextTreePoll }) { [unowned self] _ in pollTree() }
-        // Wakes the loop when a press stops waiting for sway's tree; `nextInput` hands it out.
+        // Wake the loop when a press stops waiting for sway's tree, or a sync for the
+        // compositor; `nextInput` moves them on.
         loop.schedule({ [unowned self] in treeAsked?.deadline }) { _ in }
+        loop.schedule({ [unowned self] in syncs.first?.deadline }) { _ in }
     }
 
     /// Runs the listeners of what is queued and takes the clicks and outputs they brought.
@@ -169,18 +171,21 @@ public final class WaylandDisplay: Display {
                                 releaseGoesElsewhere: false, token: InputToken(window: nextToken)))
         }
         if !grabProbes.isEmpty { return .pointerGrab(grabProbes.removeFirst(), heldBy: nil) }
-        guard let sync = syncs.first else { return nil }
-        guard sync.finished else {
-            // The inputs read with the first round trip are handed out: a second one, so
-            // that the compositor has processed what the daemon did about them.
-            if broken == nil {
-                do { try client.connection.roundtrip() } catch { broken = "\(error)" }
-            }
-            syncs[0].finished = true
-            return nextInput()
+        guard var sync = syncs.first, sync.canAdvance(sway) else { return nil }
+        if let failure = broken.map({ "Wayland round trip failed: \($0)" }) ?? sync.lateness(sway) {
+            syncs.removeFirst()
+            return .synced(sync.id, failure: failure)
         }
+        guard let second = sync.second else {
+            // The inputs that came before the first sync are handed out: a second one, so
+            // that the compositor has processed what the daemon did about them.
+            sync.second = client.connection.syncPoint()
+            syncs[0] = sync
+            return nil
+        }
+        guard second.isDone else { return nil }
         syncs.removeFirst()
-        return .synced(sync.id, failure: broken.map { "Wayland round trip failed: \($0)" })
+        return .synced(sync.id, failure: nil)
     }
 
     /// Nothing waits for an answer: a swallowed click is already eaten, and a click to
@@ -341,15 +346,13 @@ public final class WaylandDisplay: Display {
 
     /// One round trip: the compositor has handled every request sent before, and every event
     /// it sent before is handled here; a second one for the requests those events caused.
+    /// How long a sync waits for the compositor and sway's tree before it is refused.
+    static let syncLimitMs: Int64 = 2000
+
     public func startSync(_ id: Int) {
-        do {
-            try client.connection.roundtrip()
-            // The tree read here may have changed: the engine must see it, not only sway's windows.
-            if sway?.sync() == true { changed = true }
-        } catch {
-            broken = "\(error)"
-        }
-        syncs.append((id, finished: false))
+        // The tree read here may have changed: the engine sees it (`.changed`) before the sync is answered.
+        syncs.append(WaylandSync(id: id, first: client.connection.syncPoint(), swayTree: sway?.requestFreshTree(),
+                                 deadline: .inMilliseconds(Self.syncLimitMs)))
     }
 
     public func configurationReplaced(_ model: ClickModel, backend: Backend) {
@@ -416,5 +419,34 @@ public final class WaylandDisplay: Display {
                 pointer: client.seat?.hasPointer == true, touch: client.seat?.hasTouch == true,
                 tablets: client.seat?.hasTablets == true, replay: replayer?.protocolName),
             sway: sway.map { SwayStatus(socket: $0.socketPath, windows: $0.windowCount) }))
+    }
+}
+
+/// A `startSync` on Wayland, never waited for: a wl_display.sync and, on sway, a fresh tree;
+/// once both are in and the inputs before them handed out, a second wl_display.sync.
+struct WaylandSync {
+    let id: Int
+    let first: SyncPoint
+    /// The number of the tree asked for (`SwayWindows.requestFreshTree`).
+    let swayTree: Int?
+    let deadline: Deadline
+    var second: SyncPoint?
+
+    /// Whether `nextInput` has something to do: an answer came, or the time ran out.
+    func canAdvance(_ sway: SwayWindows?) -> Bool {
+        if let second { return second.isDone || deadline.hasPassed() }
+        return firstIsIn(sway) || deadline.hasPassed()
+    }
+
+    private func firstIsIn(_ sway: SwayWindows?) -> Bool {
+        first.isDone && (swayTree.map { sway?.hasAnswered($0) ?? true } ?? true)
+    }
+
+    /// Why the sync is refused: what did not answer in time.
+    func lateness(_ sway: SwayWindows?) -> String? {
+        guard deadline.hasPassed() else { return nil }
+        if let second { return second.isDone ? nil : "the compositor did not answer within \(WaylandDisplay.syncLimitMs) ms" }
+        if !first.isDone { return "the compositor did not answer within \(WaylandDisplay.syncLimitMs) ms" }
+        return firstIsIn(sway) ? nil : "sway's IPC did not send its tree within \(WaylandDisplay.syncLimitMs) ms"
     }
 }
