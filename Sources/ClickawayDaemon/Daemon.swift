@@ -378,6 +378,18 @@ public final class Daemon {
     /// The names of the open popups, bottom to top.
     var openNames: [String] { engine.open.map { model.popups[Int($0.popup)].name } }
 
+    /// The runtime popups registered, in their order (for tests).
+    var runtimeNames: [String] { runtime.entries.map(\.name) }
+
+    /// Whether a reload is loading (for tests).
+    var isReloading: Bool { reloading.isLoading }
+
+    /// Whether the model in use has the runtime popups as they are registered, and no model
+    /// is being built (for tests).
+    var modelHasRuntimePopups: Bool {
+        staleModel == nil && !building && endedPopups.isEmpty && runtime.entries.allSatisfy { registeredIndex($0.name) != nil }
+    }
+
     private func openPopup(_ instance: PopupInstance) -> OpenPopup {
         let name = model.popups[Int(instance.popup)].name
         return OpenPopup(popup: name, window: instance.id.window.map(display.windows.describe), rect: instance.rect,
@@ -612,10 +624,6 @@ public final class Daemon {
         if reply != .null { control.reply(reply.text, to: waiter.origin) }
     }
 
-    private func combinedModel() -> ClickModel {
-        fitted(Result { () throws(ClickModel.Invalid) in try config.model.adding(runtime.specs) })
-    }
-
     /// The model with the runtime popups; should they not fit the configuration, which each
     /// one's check before it was added rules out, they are all removed and the configured
     /// model is used.
@@ -695,19 +703,29 @@ public final class Daemon {
         unsettled = true
     }
 
-    /// The runtime `rect` popups registered since the last model, open now that it has them.
+    /// The runtime `rect` popups registered since the last model, open now that it has them
+    /// (a reload's model may not have those registered while it loaded).
     private func openRegisteredRects() {
-        for name in rectsOpening {
+        rectsOpening.removeAll { name in
+            guard registeredIndex(name) != nil else { return false }
             _ = rects.set(name, open: { _ in true }, model: model, outputs: engine.outputs, now: display.now())
+            return true
         }
-        rectsOpening = []
+    }
+
+    /// The index of runtime popup `name` in the model in use, if the model has it as it is
+    /// registered (not one that ended there, which a popup registered anew under its name
+    /// since a reload began may be).
+    private func registeredIndex(_ name: String) -> Int32? {
+        guard let index = model.popupIndex(named: name), !endedPopups.contains(index) else { return nil }
+        return index
     }
 
     /// Answers the `add` and `wait` of the `rect` and window popups the model now has (a
     /// process's popup is answered when its window is there, a window's that went away is
     /// refused by `settleRuntimeWindows`).
     private func answerRegistered() {
-        for entry in runtime.entries where entry.unanswered != nil && model.popupIndex(named: entry.name) != nil {
+        for entry in runtime.entries where entry.unanswered != nil && registeredIndex(entry.name) != nil {
             let window: String?
             switch entry.place {
             case .rect: window = nil
@@ -783,14 +801,14 @@ public final class Daemon {
         var gone: Set<String> = []
         var closed: Set<String> = []
         var resolved = false
-        for entry in runtime.entries where model.popupIndex(named: entry.name) != nil {
+        for entry in runtime.entries where registeredIndex(entry.name) != nil {
             switch entry.place {
             case .rect:
                 if !rects.isOpen(entry.name) { closed.insert(entry.name) }
             case .window(let window):
                 if !display.windows.isPresent(window) { gone.insert(entry.name) }
             case .pid:
-                guard let index = model.popupIndex(named: entry.name),
+                guard let index = registeredIndex(entry.name),
                       let window = display.windows.openInstances().first(where: { $0.popup == index })?.id.window,
                       let settled = runtime.resolve(entry.name, to: window) else { continue }
                 resolved = true
@@ -853,14 +871,16 @@ public final class Daemon {
     /// Loads the configuration again, off the loop; `request` (a `clickawayctl reload`) is
     /// answered once the outcome is known.
     private func requestReload(because cause: String, replyTo request: ControlServer.Request? = nil) {
-        if let done = reloading.request(because: cause, replyTo: request, reloading: supervision.reloading) { finishReload(done) }
+        if let done = reloading.request(because: cause, replyTo: request, runtime: runtime.specs, reloading: supervision.reloading) {
+            finishReload(done)
+        }
     }
 
     private func finishReload(_ done: Reloading.Finished) {
         if done.outcome.waitedMs > 0 {
             logger.info("waited for the configuration files to stop changing before reading them", metadata: ["ms": "\(done.outcome.waitedMs)"])
         }
-        apply(done.outcome.result, because: done.cause)
+        apply(done.outcome.result, prepared: done.outcome.prepared, because: done.cause)
         if let failure = done.outcome.keepFailure { logger.warning("cannot keep this configuration as the last good one: \(failure)") }
         let reply: JSON = switch done.outcome.result {
         case .success(let fresh): ReloadReply(popups: fresh.popupCount, files: fresh.files, waitedMs: done.outcome.waitedMs).json
@@ -868,12 +888,14 @@ public final class Daemon {
         }
         for request in done.requests { control.reply(reply.text, to: request) }
         supervision.ready(statusLine())
-        if let next = reloading.startNext(reloading: supervision.reloading) { finishReload(next) }
+        if let next = reloading.startNext(runtime: runtime.specs, reloading: supervision.reloading) { finishReload(next) }
     }
 
     /// A valid configuration replaces the running one at once, popups re-matched against
     /// the windows on screen; an invalid one is reported and the running one stays.
-    private func apply(_ result: Result<LoadedConfig, ConfigError>, because cause: String) {
+    /// `prepared`: its model with the runtime popups registered when the load began, built by
+    /// the loader; those registered since are added by a model built off the loop after.
+    private func apply(_ result: Result<LoadedConfig, ConfigError>, prepared: ConfigReloader.Prepared?, because cause: String) {
         let fresh: LoadedConfig
         switch result {
         case .success(let loaded): fresh = loaded
@@ -900,11 +922,12 @@ public final class Daemon {
             rects.forget(entry.name)
             logger.warning("runtime popup \"\(entry.name)\" is removed: the new configuration has a popup of its name, or lacks one it refers to")
         }
-        // Every runtime popup is in the new model: a model being built for the old one is
-        // dropped when it comes.
-        model = combinedModel()
+        // A model being built for the old configuration is dropped when it comes.
         modelVersion += 1
         (staleModel, endedPopups) = (nil, [])
+        let (reloaded, built) = reloadedModel(fresh.model, prepared)
+        model = reloaded
+        followRuntime(besides: built)
         // A click pressed before the reload is decided on its release by the new model.
         engine = DecisionEngine(model: model, continuing: engine)
         rects.keep(in: model)
@@ -922,6 +945,46 @@ public final class Daemon {
         for note in fresh.notes { logger.notice("\(note)") }
         noteUnavailableSources()
         monitor.send(.reloaded(cause: cause, popups: fresh.popupCount, files: fresh.files))
+    }
+
+    /// The model a reload swaps in, and the runtime popups it has: the loader's, with the
+    /// runtime popups registered when the load began that fit the new configuration, unless
+    /// none of those is still registered as it was (then the configured one: nothing to leave
+    /// out of the engine). The loader's thread frees the one not taken (`Reloading`).
+    private func reloadedModel(_ configured: ClickModel, _ prepared: ConfigReloader.Prepared?) -> (ClickModel, [PopupSpec]) {
+        guard let prepared, prepared.specs.contains(where: { runtime.entry(named: $0.name)?.spec == $0 }) else {
+            return (configured, [])
+        }
+        switch prepared.model {
+        case .success(let combined): return (combined, prepared.specs)
+        case .failure: return (fitted(prepared.model), [])
+        }
+    }
+
+    /// After a reload swapped in a model with the runtime popups `built`: those not registered
+    /// as they were any more (removed, dropped by the reload, or changed, such as a process's
+    /// popup that found its window) are left out of the engine, and those registered and not
+    /// in it are added, by a model built off the loop (a `rect` one opens when that model has
+    /// it, should it have been open before and closed with the reload's model).
+    private func followRuntime(besides built: [PopupSpec]) {
+        var registered: [String: PopupSpec] = [:]
+        for entry in runtime.entries { registered[entry.name] = entry.spec }
+        var inModel: [String: PopupSpec] = [:]
+        for spec in built {
+            inModel[spec.name] = spec
+            guard registered[spec.name] != spec, let index = model.popupIndex(named: spec.name) else { continue }
+            endedPopups.insert(index)
+            modelChanged(.none)
+        }
+        for entry in runtime.entries where inModel[entry.name] != entry.spec {
+            switch entry.place {
+            case .rect:
+                if !rectsOpening.contains(entry.name) { rectsOpening.append(entry.name) }
+                modelChanged(.none)
+            case .window(let window): modelChanged(.window(window))
+            case .pid: modelChanged(.all)
+            }
+        }
     }
 
     private func shutDown() {

@@ -98,21 +98,33 @@ struct RuntimePopups {
         return removed
     }
 
-    /// Keeps the popups that still fit beside `configured` (a new configuration): a configured
-    /// popup of the same name, or a parent or redirect target gone, removes one. Returns the
+    /// Keeps the popups that still fit beside `configured` (a new configuration). Returns the
     /// popups removed.
     mutating func keep(besides configured: ClickModel) -> [Entry] {
-        var kept: [Entry] = []
-        var dropped: [Entry] = []
-        for entry in entries {
-            if ModelValidator.problems(adding: kept.map(\.spec) + [entry.spec], to: configured, limit: 1).isEmpty {
-                kept.append(entry)
-            } else {
-                dropped.append(entry)
-            }
-        }
+        let (kept, dropped) = Self.fitting(entries, spec: \.spec, besides: configured)
         entries = kept
         return dropped
+    }
+
+    /// The rule a reload keeps runtime popups by, in their order: a configured popup of the
+    /// same name, or a parent or redirect target gone (a dropped one included), drops one.
+    /// The loop applies it to the popups registered (`keep(besides:)`), the loader's thread
+    /// to those it builds the reload's model with (`ConfigReloader.prepare`).
+    static func fitting<Item>(_ items: [Item], spec: (Item) -> PopupSpec, besides configured: ClickModel)
+        -> (kept: [Item], dropped: [Item]) {
+        var kept: [Item] = []
+        var keptSpecs: [PopupSpec] = []
+        var dropped: [Item] = []
+        for item in items {
+            let candidate = spec(item)
+            if ModelValidator.problems(adding: keptSpecs + [candidate], to: configured, limit: 1).isEmpty {
+                kept.append(item)
+                keptSpecs.append(candidate)
+            } else {
+                dropped.append(item)
+            }
+        }
+        return (kept, dropped)
     }
 
     /// Removes every runtime popup; returns them.

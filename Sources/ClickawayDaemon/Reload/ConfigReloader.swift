@@ -12,6 +12,16 @@ final class ConfigReloader: Sendable {
         var configFile: String?
         var environment: [String: String]
         var lastGood: LastGoodConfig
+        /// The runtime popups registered when the load started: the new configuration's model
+        /// is built with those that still fit it, here rather than on the loop.
+        var runtime: [PopupSpec] = []
+    }
+
+    /// A loaded configuration's model with the runtime popups of the job that still fit it
+    /// (`RuntimePopups.fitting`), and those popups, in the model's order.
+    struct Prepared: Sendable {
+        var model: Result<ClickModel, ClickModel.Invalid>
+        var specs: [PopupSpec]
     }
 
     struct Outcome: Sendable {
@@ -24,6 +34,8 @@ final class ConfigReloader: Sendable {
         var snapshot: ConfigSnapshot
         /// How long the load waited for the files to stop changing (0: not at all).
         var waitedMs: Int64 = 0
+        /// The model with the job's runtime popups; nil when the load failed or none fit.
+        var prepared: Prepared?
     }
 
     /// A file changed less than this long ago may still be being written: the load waits
@@ -153,10 +165,19 @@ final class ConfigReloader: Sendable {
         }
     }
 
+    /// `loaded` with the runtime popups that fit it: building a model of 74,000 popups takes
+    /// tens of milliseconds, which the loop would otherwise spend at the reload.
+    static func prepare(_ loaded: ClickModel, with runtime: [PopupSpec]) -> Prepared? {
+        let kept = RuntimePopups.fitting(runtime, spec: { $0 }, besides: loaded).kept
+        guard !kept.isEmpty else { return nil }
+        return Prepared(model: Result { () throws(ClickModel.Invalid) in try loaded.adding(kept) }, specs: kept)
+    }
+
     /// The whole load: on the worker, or on the loop if there is no worker. It reads stable
     /// files only: each unchanged for `quietMs` before the read and unchanged across it
     /// (a file saved in place is empty or half-written for a moment); otherwise it waits,
-    /// at most `maxWaitMs`, and says so.
+    /// at most `maxWaitMs`, and says so. A configuration that loads comes with its model and
+    /// the job's runtime popups (`prepare`).
     static func perform(_ job: Job) -> Outcome {
         let targets = Reloading.watchedPaths(configFile: job.configFile, environment: job.environment)
         let started = MonotonicClock.milliseconds()
@@ -182,7 +203,8 @@ final class ConfigReloader: Sendable {
             let waitedMs = waited ? max(1, MonotonicClock.milliseconds() - started) : 0
             switch result {
             case .success(let config):
-                return Outcome(result: result, watchTargets: targets, keepFailure: job.lastGood.save(config), snapshot: after, waitedMs: waitedMs)
+                return Outcome(result: result, watchTargets: targets, keepFailure: job.lastGood.save(config), snapshot: after, waitedMs: waitedMs,
+                               prepared: prepare(config.model, with: job.runtime))
             case .failure:
                 return Outcome(result: result, watchTargets: targets, keepFailure: nil, snapshot: after, waitedMs: waitedMs)
             }

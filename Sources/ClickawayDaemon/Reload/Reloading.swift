@@ -1,5 +1,6 @@
 internal import ClickawayConfig
 internal import ClickawayControl
+internal import ClickawayCore
 internal import ClickawaySystem
 internal import Glibc
 internal import Logging
@@ -25,6 +26,8 @@ final class Reloading {
     private let reloader: ConfigReloader?
     private let watcher: ConfigWatcher?
     private var inProgress: (causes: [String], requests: [ControlServer.Request])?
+    /// Whether a load was started and its outcome not taken yet.
+    var isLoading: Bool { inProgress != nil }
     private var next: (causes: [String], requests: [ControlServer.Request])?
 
     init(configFile: String?, environment: [String: String], logger: Logger) {
@@ -51,25 +54,32 @@ final class Reloading {
         if let reloader {
             loop.watch(reloader.descriptor) { [unowned self] _ in
                 let ready = reloader.takeReady()
-                if let model = ready.built { built(model) }
+                // The reload first: a model built with the replaced configuration, ready with
+                // it, is not worth swapping in for a moment.
                 if let outcome = ready.outcome, let done = complete(outcome) { finished(done) }
+                if let model = ready.built { built(model) }
+                // The loop's last references, once the daemon has taken what it keeps: a model
+                // it did not take (built for runtime popups that changed since, or a reload's
+                // when it took the configured one) is freed there.
+                if ready.built != nil || ready.outcome != nil { reloader.retire(ready) }
             }
         }
     }
 
     /// Loads the configuration again, off the loop; `request` (a `clickawayctl reload`) is
-    /// answered once the outcome is known. Returns the outcome at once when there is no
-    /// loader thread.
-    func request(because cause: String, replyTo request: ControlServer.Request?, reloading: (String) -> Void) -> Finished? {
+    /// answered once the outcome is known. The loader builds the new model with the runtime
+    /// popups `runtime` (those registered now) that fit it. Returns the outcome at once when
+    /// there is no loader thread.
+    func request(because cause: String, replyTo request: ControlServer.Request?, runtime: [PopupSpec],
+                 reloading: (String) -> Void) -> Finished? {
         let requests = request.map { [$0] } ?? []
         guard inProgress == nil else {
             next = ((next?.causes ?? []) + [cause], (next?.requests ?? []) + requests)
             return nil
         }
-        return start(causes: [cause], requests: requests, reloading: reloading)
+        return start(causes: [cause], requests: requests, runtime: runtime, reloading: reloading)
     }
 
-    /// After one finished: the reload asked for meanwhile, if any.
     /// Builds `base` with `added` after its popups off the loop; returns it at once when there
     /// is no loader thread.
     func build(_ build: ConfigReloader.Build) -> ConfigReloader.Built? {
@@ -83,18 +93,20 @@ final class Reloading {
         reloader?.retire(value)
     }
 
-    func startNext(reloading: (String) -> Void) -> Finished? {
+    /// After one finished: the reload asked for meanwhile, if any, with `runtime` as they are now.
+    func startNext(runtime: [PopupSpec], reloading: (String) -> Void) -> Finished? {
         guard let queued = next else { return nil }
         next = nil
-        return start(causes: queued.causes, requests: queued.requests, reloading: reloading)
+        return start(causes: queued.causes, requests: queued.requests, runtime: runtime, reloading: reloading)
     }
 
-    private func start(causes: [String], requests: [ControlServer.Request], reloading: (String) -> Void) -> Finished? {
+    private func start(causes: [String], requests: [ControlServer.Request], runtime: [PopupSpec],
+                       reloading: (String) -> Void) -> Finished? {
         inProgress = (causes, requests)
         reloading("reloading the configuration (\(causes[0]))")
         // Watched before the load reads: a change while it reads is a change seen.
         watcher?.watch(Self.watchedPaths(configFile: configFile, environment: environment))
-        let job = ConfigReloader.Job(configFile: configFile, environment: environment, lastGood: lastGood)
+        let job = ConfigReloader.Job(configFile: configFile, environment: environment, lastGood: lastGood, runtime: runtime)
         guard let reloader else { return complete(ConfigReloader.perform(job)) }
         reloader.start(job)
         return nil

@@ -58,6 +58,32 @@ final class DaemonUnderTest {
     /// A control connection, as clickawayctl makes one.
     func connect() throws -> ControlClient { try ControlClient(path: control.path) }
 
+    /// Steps until the daemon has taken the outcome of the reload it is loading (or is about
+    /// to start, for a request sent), and no further: what the reload swapped in is seen before
+    /// anything built after it comes back (that takes another wait of the loop).
+    func stepUntilReloaded() throws {
+        try step(until: "the reload starting") { daemon.isReloading }
+        try step(until: "the reload's outcome taken") { !daemon.isReloading }
+    }
+
+    /// Sends each line on a connection of its own so that one pass of the daemon answers them
+    /// all, in this order: a test makes requests happen together without timing them. Each
+    /// connection is answered once first (a `sync`, so the daemon has accepted it), then a pass
+    /// goes by (a connection just answered keeps its place in line until a pass finds it has
+    /// nothing more); then the lines go out, the next wait reads them all, and the daemon
+    /// gives turns in the order it read them: the order the connections were made.
+    func sendInOnePass(_ lines: [String]) throws -> [ControlClient] {
+        let clients = try lines.map { _ in try connect() }
+        for client in clients {
+            try client.send(#"{"request":"sync"}"#)
+            _ = try client.reply(from: self, to: "sync")
+        }
+        loop.wait()
+        daemon.step()
+        for (client, line) in zip(clients, lines) { try client.send(line) }
+        return clients
+    }
+
     /// One request and its one reply line.
     func request(_ line: String) throws -> String {
         let client = try connect()
