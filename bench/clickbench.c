@@ -336,14 +336,16 @@ static void move_into(int window_x, int window_y) {
 }
 
 /* One full click on the window at (window_x, window_y); returns the press latency in ns, from
- * the flush of the press to reading the ButtonPress on the window whose counters are given. */
+ * just before the press is flushed to reading the ButtonPress on the window whose counters are
+ * given. The clock starts before the flush: pinned to one CPU, the X server (and a grabbing
+ * client) may run inside the write and deliver the press before it returns. */
 static int64_t click(int window_x, int window_y, long *presses, long *releases, const char *window) {
     char what[96];
     long want = *presses + 1;
     move_into(window_x, window_y);
     fake(XCB_BUTTON_PRESS, 1, 0, 0);
-    xcb_flush(c);
     int64_t sent = now_ns();
+    xcb_flush(c);
     snprintf(what, sizeof what, "the ButtonPress on the %s window", window);
     wait_count(presses, want, what);
     int64_t latency = seen.last_press_ns - sent;
@@ -657,8 +659,8 @@ static int latency(struct options *o) {
     if (strcmp(m, "rtt") == 0) {
         for (long i = 0; i < o->clicks; i++) {
             xcb_get_input_focus_cookie_t cookie = xcb_get_input_focus(c);
-            xcb_flush(c);
             int64_t sent = now_ns();
+            xcb_flush(c);
             xcb_get_input_focus_reply_t *r = xcb_get_input_focus_reply(c, cookie, NULL);
             samples[i] = now_ns() - sent;
             if (!r) die("GetInputFocus failed");
