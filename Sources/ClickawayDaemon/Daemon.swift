@@ -17,58 +17,60 @@ public import Logging
 /// handler, run from `step()`. A handler changes the state and marks what is stale; it ends
 /// with `settle()`, the one place that brings the model, the engine, the interception and
 /// the announcements in line. Nothing `settle()` runs calls a handler or `settle()` again.
+/// The handlers of control requests, runtime popups and reloads are in `DaemonRequests`,
+/// `DaemonRuntimePopups` and `DaemonModels`.
 public final class Daemon {
-    private let display: any Display
-    private let logger: Logger
-    private let loop: PollLoop
-    private let control: ControlServer
-    private var monitor: MonitorFeed
-    private let supervision: Supervision
-    private let reloading: Reloading
-    private let commands: DismissCommands
-    private var config: LoadedConfig
+    let display: any Display
+    let logger: Logger
+    let loop: PollLoop
+    let control: ControlServer
+    var monitor: MonitorFeed
+    let supervision: Supervision
+    let reloading: Reloading
+    let commands: DismissCommands
+    var config: LoadedConfig
     /// The configured popups, then the runtime ones: what the engine, the display and every
     /// name lookup see.
-    private var model: ClickModel
-    private var engine: DecisionEngine
-    private var rects = RectPopups()
-    private var runtime = RuntimePopups()
+    var model: ClickModel
+    var engine: DecisionEngine
+    var rects = RectPopups()
+    var runtime = RuntimePopups()
     /// `--backend`, which wins over `[settings] backend`.
-    private let backendOverride: Backend?
+    let backendOverride: Backend?
     /// Where the running configuration came from: the files, or (when they had errors at
     /// start) the last good configuration or none.
-    private var running: RunningConfig
+    var running: RunningConfig
     /// The diagnostics of the last configuration rejected since the last one accepted.
-    private var rejected: String?
-    private var lastError: String?
+    var rejected: String?
+    var lastError: String?
     /// `lastError` is a rejected configuration's: the next one accepted clears it.
-    private var lastErrorIsRejection = false
+    var lastErrorIsRejection = false
     /// Popup sources the display cannot provide, said at every load.
-    private var unavailableSources: [String] = []
+    var unavailableSources: [String] = []
     /// The runtime popups changed since the model in use was built: a new one is built off
     /// the loop (`ConfigReloader.Build`), and the display looks at these windows anew when
     /// it is swapped in.
-    private var staleModel: WindowLookup?
+    var staleModel: WindowLookup?
     /// Counts the changes of the runtime popups: a model built for an older count is dropped.
-    private var modelVersion = 0
+    var modelVersion = 0
     /// Whether a model is being built.
-    private var building = false
+    var building = false
     /// Popups of the model in use whose runtime popup ended: left out of the engine until a
     /// model without them is swapped in.
-    private var endedPopups: Set<Int32> = []
+    var endedPopups: Set<Int32> = []
     /// Runtime `rect` popups registered since: open once the model has them.
-    private var rectsOpening: [String] = []
+    var rectsOpening: [String] = []
     /// Something changed that the engine, the interception or the monitors must follow.
-    private var unsettled = true
+    var unsettled = true
     /// Windows changed since the last settle: settled as soon as `pacing` allows, or at once
     /// when a click, a key or a request needs the state as it is.
-    private var windowsChanged = false
+    var windowsChanged = false
     var pacing = SettlePacing()
     /// Requests waiting for the display's answer, by the number `ask` gave them.
-    private var displayWaiters: [Int: DisplayWaiter] = [:]
-    private var displaySerial = 0
+    var displayWaiters: [Int: DisplayWaiter] = [:]
+    var displaySerial = 0
     /// `clickawayctl show`: the model drawn on the screen (Show/ShowDrawing.swift).
-    private let show: ShowDrawing
+    let show: ShowDrawing
 
     /// `startErrors`: the files had these errors at start, and `config` is the last good
     /// configuration or none (`running`).
@@ -94,7 +96,7 @@ public final class Daemon {
         settle()
     }
 
-    private var backend: Backend { backendOverride ?? config.model.settings.backend }
+    var backend: Backend { backendOverride ?? config.model.settings.backend }
 
     // MARK: - The loop
 
@@ -147,7 +149,7 @@ public final class Daemon {
 
     /// SIGHUP reloads; SIGCHLD reaps dismiss commands (after the display's events are read, so
     /// that a failed command's window is judged as it is now).
-    private func handleSignals() {
+    func handleSignals() {
         if Signals.reload != 0 {
             Signals.reload = 0
             requestReload(because: "SIGHUP")
@@ -160,7 +162,7 @@ public final class Daemon {
 
     /// Each source of input and each deadline, with what to do about it. The display comes
     /// first: libwayland's read must be finished before anything else runs.
-    private func registerWithLoop() {
+    func registerWithLoop() {
         loop.add(display)
         display.register(with: loop)
         loop.watch(Signals.pipe.read) { _ in Signals.drain() }
@@ -179,7 +181,7 @@ public final class Daemon {
 
     /// Everything the display has read, each click answered before it is acted on, and the
     /// state settled after each input: the next click is decided on what is known.
-    private func handleDisplayInput() {
+    func handleDisplayInput() {
         while let input = display.nextInput() {
             switch input {
             case .click(let click):
@@ -209,7 +211,7 @@ public final class Daemon {
     // MARK: - Clicks
 
     /// The press path: decide from memory, answer, and only then act on the decision.
-    private func handle(_ click: Click) {
+    func handle(_ click: Click) {
         let decision = click.isPress
             ? engine.press(button: click.button, x: click.x, y: click.y, time: click.time)
             : engine.release(button: click.button, x: click.x, y: click.y, time: click.time)
@@ -227,7 +229,7 @@ public final class Daemon {
 
     /// Escape while a popup with `escape = true` is open: answer the frozen keyboard first,
     /// then dismiss the topmost such popup and the popups nested in it.
-    private func escapePressed(_ key: EscapeKey) {
+    func escapePressed(_ key: EscapeKey) {
         if show.isShowing {
             display.answerEscape(key, .swallow)
             show.stop(because: "the Escape key")
@@ -246,7 +248,7 @@ public final class Daemon {
 
     // MARK: - Dismissing
 
-    private func dismiss(_ dismissed: [PopupInstance], trigger: DismissTrigger) {
+    func dismiss(_ dismissed: [PopupInstance], trigger: DismissTrigger) {
         guard !dismissed.isEmpty else { return }
         let names = dismissed.map { model.popups[Int($0.popup)].name }
         let event: MonitorEvent.Dismissal = switch trigger {
@@ -284,7 +286,7 @@ public final class Daemon {
 
     /// The environment says what dismissed the popup; for the Escape key, button and
     /// position are empty and CLICKAWAY_KEY is "Escape".
-    private func runCommand(_ argv: [String], _ spec: PopupSpec, window: UInt32?, trigger: DismissTrigger) {
+    func runCommand(_ argv: [String], _ spec: PopupSpec, window: UInt32?, trigger: DismissTrigger) {
         var environment = ["CLICKAWAY_POPUP": spec.name, "CLICKAWAY_WINDOW": window.map(display.windows.describe) ?? ""]
         switch trigger {
         case .click(let click, _):
@@ -299,7 +301,7 @@ public final class Daemon {
     }
 
     /// A failed command leaves its window, which counts as open again while it is there.
-    private func reapCommands() {
+    func reapCommands() {
         for failed in commands.reap() where display.windows.closing.cancel(failed) && display.windows.isPresent(failed) {
             logger.warning("the dismiss command failed and the window is still there: it counts as open again",
                            metadata: ["window": "\(display.windows.describe(failed))"])
@@ -308,7 +310,7 @@ public final class Daemon {
         settle()
     }
 
-    private func expireClosing(now: Int64) {
+    func expireClosing(now: Int64) {
         let stillThere = display.windows.closing.expire(now: now).filter(display.windows.isPresent)
         for window in stillThere {
             logger.warning("a dismissed window is still there \(ClosingWindows.timeoutMs) ms later: it counts as open again",
@@ -324,7 +326,7 @@ public final class Daemon {
     /// monitors what opened and closed. The end of every handler; never between a press and
     /// its answer. Without a loader thread a model is swapped in at once, and the runtime
     /// popups are looked at again; each such pass resolves or removes one, so they end.
-    private func settle() {
+    func settle() {
         // Not paced while a request waits for the display: what settling sends must be on the
         // wire before the display's last round trip, so that the request sees it done.
         if windowsChanged && (unsettled || !displayWaiters.isEmpty || pacing.allows(now: MonotonicClock.microseconds())) {
@@ -370,7 +372,7 @@ public final class Daemon {
 
     /// `settle()` without waiting for the pace of windows' changes: for a click, a key or a
     /// request, which see the state as it is.
-    private func settleNow() {
+    func settleNow() {
         if windowsChanged { unsettled = true }
         settle()
     }
@@ -390,14 +392,14 @@ public final class Daemon {
         staleModel == nil && !building && endedPopups.isEmpty && runtime.entries.allSatisfy { registeredIndex($0.name) != nil }
     }
 
-    private func openPopup(_ instance: PopupInstance) -> OpenPopup {
+    func openPopup(_ instance: PopupInstance) -> OpenPopup {
         let name = model.popups[Int(instance.popup)].name
         return OpenPopup(popup: name, window: instance.id.window.map(display.windows.describe), rect: instance.rect,
                          runtime: runtime.contains(name),
                          members: instance.id.window.map { display.windows.familyMembers(of: $0).map(display.windows.describe) } ?? [])
     }
 
-    private func statusLine() -> String {
+    func statusLine() -> String {
         let base = counted(config.popupCount, "popup") + " configured, \(engine.open.count) open" + (display.isIntercepting ? ", intercepting clicks" : "")
         switch running {
         case .lastGood: return base + "; the configuration has errors: running the last good one"
@@ -406,588 +408,7 @@ public final class Daemon {
         }
     }
 
-    // MARK: - Control requests
-
-    private func answer(_ request: ControlServer.Request) {
-        settleNow()
-        let reply: JSON
-        do {
-            reply = try answer(try ControlRequest(line: request.line), request)
-        } catch let invalid as ControlRequest.Invalid {
-            reply = Refusal(invalid.description).json
-        } catch let refusal as Refusal {
-            reply = refusal.json
-        } catch {
-            reply = Refusal("\(error)").json
-        }
-        settleNow()
-        guard reply != .null else { return }
-        control.send(reply.text, to: request.client)
-    }
-
-    /// The reply to `request`; `.null` when it is answered later or already.
-    private func answer(_ request: ControlRequest, _ origin: ControlServer.Request) throws -> JSON {
-        switch request {
-        case .sync:
-            // Answered once the display has handled everything sent before the request:
-            // the caller then sees the daemon in a settled state.
-            startSync(.reply(origin))
-            return .null
-        case .status:
-            return status().json
-        case .reload:
-            requestReload(because: "clickawayctl reload", replyTo: origin)
-            return .null
-        case .open(let name): return try setRectPopup(name) { _ in true }
-        case .close(let name): return try setRectPopup(name) { _ in false }
-        case .toggle(let name): return try setRectPopup(name) { !$0 }
-        case .add(let popup): return try register(popup, origin, waiting: false)
-        case .wait(let popup): return try register(popup, origin, waiting: true)
-        case .show(let request):
-            unsettled = true  // the drawing takes Escape on X11, and gives it back
-            return try show.answer(request, engine: engine)
-        case .hit(let x, let y, let button):
-            // Answered with whether another program holds the pointer, which the display finds out.
-            display.probePointerGrab(ask(.hit(x: x, y: y, button: button, origin)))
-            return .null
-        case .monitor:
-            guard control.subscribe(origin.client) else {
-                throw Refusal("\(ControlServer.maxMonitors) monitors are connected already; close one first")
-            }
-            control.send(ControlReply.ok().text, to: origin.client)
-            return .null
-        }
-    }
-
-    /// `open`, `close` and `toggle` of a `rect` popup. They only tell clickaway the popup's
-    /// state: no dismiss action runs.
-    private func setRectPopup(_ name: String, open: (Bool) -> Bool) throws(Refusal) -> JSON {
-        if runtime.contains(name) {
-            // A runtime popup is open while it exists: closing it removes it.
-            guard !open(true) else { return RectPopupReply(popup: name, open: true).json }
-            removeRuntime([name], .gone(.closed))
-            return RectPopupReply(popup: name, open: false).json
-        }
-        let isOpen = try rects.set(name, open: open, model: model, outputs: engine.outputs, now: display.now()).get()
-        unsettled = true
-        return RectPopupReply(popup: name, open: isOpen).json
-    }
-
-    // MARK: - Runtime popups
-
-    /// `add` and `wait`: a popup from a script, checked like a configured one, placed after
-    /// the configured popups in the model. Answered once a model with it is swapped in (built
-    /// off the loop), and for a process once its window is there.
-    private func register(_ request: RuntimePopupRequest, _ origin: ControlServer.Request, waiting: Bool,
-                          displaySynced: Bool = false) throws(Refusal) -> JSON {
-        let started = MonotonicClock.microseconds()
-        guard runtime.count < RuntimePopups.limit else {
-            throw Refusal("\(RuntimePopups.limit) runtime popups are registered already; close one first")
-        }
-        var spec = try runtimeSpec(request)
-        let place: RuntimePopups.Place
-        switch request.form {
-        case .rect(let rect, let output):
-            if let output, engine.outputs[output] == nil {
-                throw Refusal("output \"\(output)\" is not connected (connected: \(engine.outputs.keys.sorted().joined(separator: ", ")))")
-            }
-            spec.source = .rect(rect, output: output)
-            place = .rect
-        case .window(let id):
-            if let why = display.windowsUnavailable { throw Refusal(why) }
-            // A window mapped just before the request is known once the display has synced.
-            guard displaySynced else {
-                startSync(.register(request, origin, waiting: waiting))
-                return .null
-            }
-            let window = try display.popupWindow(for: id).get()
-            if let other = runtime.name(ofWindow: window) {
-                throw Refusal("window \(display.windows.describe(window)) is runtime popup \"\(other)\" already")
-            }
-            spec.source = .window(WindowMatch(window: window))
-            place = .window(window)
-        case .pid(let pid, let timeoutMs):
-            if let why = display.windowsUnavailable { throw Refusal(why) }
-            guard kill(pid, 0) == 0 || errno == EPERM else { throw Refusal("there is no process with pid \(pid)") }
-            // No round trip: a window the display has not read yet is taken when it is read.
-            spec.source = .window(WindowMatch(pid: pid))
-            place = .pid(pid, deadline: .inMilliseconds(timeoutMs), timeoutMs: timeoutMs)
-        }
-        let problems = ModelValidator.problems(adding: pendingSpecs + [spec], to: model)
-        guard problems.isEmpty else { throw Refusal(problems.map { "\($0)" }.joined(separator: "; ")) }
-        if waiting && !control.hold(origin.connection) {
-            throw Refusal("\(ControlServer.maxHolders) clickawayctl wait are waiting already; end one first")
-        }
-        runtime.append(RuntimePopups.Entry(spec: spec, place: place, owner: waiting ? origin.connection : nil, unanswered: origin))
-        switch place {
-        case .rect:
-            rectsOpening.append(spec.name)
-            modelChanged(.none)
-        case .window(let window): modelChanged(.window(window))
-        case .pid: modelChanged(.all)
-        }
-        settle()
-        // How long the request kept the loop (bench/runtime reads it).
-        logger.info("runtime popup registered", metadata: [
-            "popup": "\(spec.name)", "place": "\(place)", "microseconds": "\(MonotonicClock.microseconds() - started)",
-        ])
-        // Answered by `answerRegistered` or `settleRuntimeWindows`.
-        return .null
-    }
-
-    /// The runtime popups not in the model in use yet.
-    private var pendingSpecs: [PopupSpec] { runtime.specs.filter { model.popupIndex(named: $0.name) == nil } }
-
-    /// The popup a request describes: `like`'s keys (else `[defaults]`), then the request's.
-    private func runtimeSpec(_ request: RuntimePopupRequest) throws(Refusal) -> PopupSpec {
-        // The model may still have a runtime popup that ended, until the model without it comes.
-        let name = request.name ?? runtime.freshName { [model] in model.popupIndex(named: $0) != nil }
-        if model.popupIndex(named: name) != nil || runtime.contains(name) {
-            let kind = config.model.popupIndex(named: name) != nil ? "configured" : runtime.contains(name) ? "runtime" : "runtime (going away now)"
-            throw Refusal("there is a \(kind) popup named \"\(name)\" already")
-        }
-        var spec: PopupSpec
-        if let like = request.like {
-            guard let template = popupSpec(named: like) else {
-                throw Refusal("no popup named \"\(like)\" to take as a template" + model.popupNameSuggestion(like))
-            }
-            spec = template
-            spec.name = name
-        } else {
-            spec = config.withDefaults(PopupSpec(name: name, source: .rect(Rect(x: 0, y: 0, width: 0, height: 0), output: nil)))
-        }
-        if let parent = request.parent {
-            guard popupSpec(named: parent) != nil else {
-                throw Refusal("no popup named \"\(parent)\" to nest in" + model.popupNameSuggestion(parent))
-            }
-            spec.parent = parent
-        }
-        spec.anchors += request.anchors.map { .rect($0, output: nil) }
-        spec.outsideClick = request.outsideClick ?? spec.outsideClick
-        spec.trigger = request.trigger ?? spec.trigger
-        spec.buttons = request.buttons ?? spec.buttons
-        spec.graceMs = request.graceMs ?? spec.graceMs
-        spec.escape = request.escape ?? spec.escape
-        spec.dismiss = request.dismiss ?? spec.dismiss
-        return spec
-    }
-
-    /// A popup of the configuration or a runtime one, in the model or not yet.
-    private func popupSpec(named name: String) -> PopupSpec? {
-        if let entry = runtime.entry(named: name) { return entry.spec }
-        guard config.model.popupIndex(named: name) != nil, let index = model.popupIndex(named: name) else { return nil }
-        return model.popups[Int(index)]
-    }
-
-    /// A request waiting for the display's answer (`startSync`, `probePointerGrab`).
-    private enum DisplayWaiter {
-        /// `clickawayctl sync`: answered once the display synced.
-        case reply(ControlServer.Request)
-        /// `add` or `wait` of a window: registered once the display synced.
-        case register(RuntimePopupRequest, ControlServer.Request, waiting: Bool)
-        /// `hit`: explained once the display said whether another program holds the pointer.
-        case hit(x: Int32, y: Int32, button: UInt8, ControlServer.Request)
-
-        var origin: ControlServer.Request {
-            switch self {
-            case .reply(let origin), .register(_, let origin, _), .hit(_, _, _, let origin): origin
-            }
-        }
-    }
-
-    /// Numbers `waiter` for the display's answer.
-    private func ask(_ waiter: DisplayWaiter) -> Int {
-        displaySerial += 1
-        displayWaiters[displaySerial] = waiter
-        return displaySerial
-    }
-
-    private func startSync(_ waiter: DisplayWaiter) { display.startSync(ask(waiter)) }
-
-    /// The display answered request `id`: it synced (or failed to), or probed the pointer.
-    private func answered(_ id: Int, failure: String?, pointerHeldBy: String?) {
-        guard let waiter = displayWaiters.removeValue(forKey: id) else { return }
-        settleNow()
-        let reply: JSON
-        do throws(Refusal) {
-            if let failure { throw Refusal(failure) }
-            switch waiter {
-            case .reply: reply = ControlReply.ok()
-            case .register(let request, let origin, let waiting): reply = try register(request, origin, waiting: waiting, displaySynced: true)
-            case .hit(let x, let y, let button, _):
-                let context = ExplanationContext(describe: display.windows.describe, otherGrab: pointerHeldBy)
-                reply = HitReply(engine.explain(button: button, x: x, y: y, time: display.now()), context).json
-            }
-        } catch {
-            reply = error.json
-        }
-        if reply != .null { control.reply(reply.text, to: waiter.origin) }
-    }
-
-    /// The model with the runtime popups; should they not fit the configuration, which each
-    /// one's check before it was added rules out, they are all removed and the configured
-    /// model is used.
-    private func fitted(_ combined: Result<ClickModel, ClickModel.Invalid>) -> ClickModel {
-        switch combined {
-        case .success(let model): return model
-        case .failure(let invalid):
-            logger.error("runtime popups do not fit the configuration, removing them all: \(invalid.problems)")
-            for entry in runtime.removeAll() {
-                rects.forget(entry.name)
-                tellGone(entry, .gone(popup: entry.name, reason: .reload))
-            }
-            return config.model
-        }
-    }
-
-    /// The runtime popups changed: a model with them as they are now is built at the next
-    /// `settle()`, and the display looks at `lookup`'s windows anew when it is swapped in
-    /// (together with any change not swapped in yet).
-    private func modelChanged(_ lookup: WindowLookup) {
-        modelVersion += 1
-        unsettled = true
-        staleModel = switch (staleModel, lookup) {
-        case (nil, _), (.none?, _): lookup
-        case (let pending?, .none): pending
-        case (.window(let a)?, .window(let b)) where a == b: lookup
-        default: .all
-        }
-    }
-
-    /// Asks the loader's thread for the configured popups followed by the runtime ones. Part
-    /// of `settle()`; returns whether the model was swapped in at once (no loader thread).
-    private func buildModel() -> Bool {
-        building = true
-        guard let built = reloading.build(ConfigReloader.Build(base: config.model, added: runtime.specs, version: modelVersion)) else {
-            return false
-        }
-        return received(built)
-    }
-
-    /// The loader built a model: swapped in when the runtime popups are still those it was
-    /// built with, else built again.
-    private func modelBuilt(_ built: ConfigReloader.Built) {
-        _ = received(built)
-        settle()
-    }
-
-    /// Swaps a built model in if it is still wanted; returns whether it was.
-    private func received(_ built: ConfigReloader.Built) -> Bool {
-        building = false
-        guard built.version == modelVersion else { return false }
-        let lookup = staleModel ?? .none
-        staleModel = nil
-        swapModel(fitted(built.model), lookingAt: lookup)
-        return true
-    }
-
-    /// A new model for the engine (the click in progress goes on), the `rect` popups and the
-    /// display's windows; the registrations it completes are answered.
-    private func swapModel(_ fresh: ClickModel, lookingAt lookup: WindowLookup) {
-        let started = MonotonicClock.microseconds()
-        let replaced = model
-        defer {
-            reloading.retire(replaced)
-            // How long the swap held the loop (bench/bigconfig reads it).
-            logger.info("model with the runtime popups swapped in", metadata: [
-                "popups": "\(model.popups.count)", "microseconds": "\(MonotonicClock.microseconds() - started)",
-            ])
-        }
-        model = fresh
-        endedPopups = []
-        engine = DecisionEngine(model: model, continuing: engine)
-        rects.keep(in: model)
-        openRegisteredRects()
-        display.popupsChanged(model, lookingAt: lookup)
-        answerRegistered()
-        unsettled = true
-    }
-
-    /// The runtime `rect` popups registered since the last model, open now that it has them
-    /// (a reload's model may not have those registered while it loaded).
-    private func openRegisteredRects() {
-        rectsOpening.removeAll { name in
-            guard registeredIndex(name) != nil else { return false }
-            _ = rects.set(name, open: { _ in true }, model: model, outputs: engine.outputs, now: display.now())
-            return true
-        }
-    }
-
-    /// The index of runtime popup `name` in the model in use, if the model has it as it is
-    /// registered (not one that ended there, which a popup registered anew under its name
-    /// since a reload began may be).
-    private func registeredIndex(_ name: String) -> Int32? {
-        guard let index = model.popupIndex(named: name), !endedPopups.contains(index) else { return nil }
-        return index
-    }
-
-    /// Answers the `add` and `wait` of the `rect` and window popups the model now has (a
-    /// process's popup is answered when its window is there, a window's that went away is
-    /// refused by `settleRuntimeWindows`).
-    private func answerRegistered() {
-        for entry in runtime.entries where entry.unanswered != nil && registeredIndex(entry.name) != nil {
-            let window: String?
-            switch entry.place {
-            case .rect: window = nil
-            case .window(let id):
-                guard display.windows.isPresent(id) else { continue }
-                window = display.windows.describe(id)
-            case .pid: continue
-            }
-            if let request = runtime.answered(entry.name) {
-                control.reply(RuntimePopupReply(popup: entry.name, window: window).json.text, to: request)
-            }
-        }
-    }
-
-    /// Why runtime popups are removed, and so what their `wait` hears.
-    private enum RuntimeEnd {
-        case dismissed(MonitorEvent.Dismissal)
-        case gone(WaitOutcome.GoneReason)
-        /// Its `wait`'s connection closed: nobody is left to tell.
-        case waitEnded
-
-        func outcome(_ popup: String) -> WaitOutcome? {
-            switch self {
-            case .dismissed(let d): .dismissed(popup: popup, reason: d.reason, button: d.button, x: d.x, y: d.y, click: d.click)
-            case .gone(let reason): .gone(popup: popup, reason: reason)
-            case .waitEnded: nil
-            }
-        }
-    }
-
-    /// Removes runtime popups and the runtime popups nested in them (whose `wait` hears that
-    /// their parent went), then rebuilds the model.
-    private func removeRuntime(_ names: Set<String>, _ end: RuntimeEnd) {
-        guard !names.isEmpty else { return }
-        for (entry, named) in runtime.remove(names) {
-            ended(entry)
-            let outcome = named ? end.outcome(entry.name) : .gone(popup: entry.name, reason: .parentGone)
-            logger.info("runtime popup removed", metadata: [
-                "popup": "\(entry.name)", "reason": "\(outcome?.json["reason"]?.stringValue ?? "its clickawayctl wait ended")",
-            ])
-            if let outcome { tellGone(entry, outcome) }
-        }
-    }
-
-    /// A runtime popup removed: out of the engine now, out of the model once a new one is built.
-    private func ended(_ entry: RuntimePopups.Entry) {
-        if let index = model.popupIndex(named: entry.name) { endedPopups.insert(index) }
-        rectsOpening.removeAll { $0 == entry.name }
-        modelChanged(.none)
-    }
-
-    /// Tells the `wait` of a runtime popup how it ended, and an `add` not answered yet that it
-    /// never came to be.
-    private func tellGone(_ entry: RuntimePopups.Entry, _ outcome: WaitOutcome) {
-        if let request = entry.unanswered {
-            let reason = outcome.json["reason"]?.stringValue ?? "?"
-            let refusal = switch entry.place {
-            case .pid: Refusal("popup \"\(entry.name)\" went away (\(reason)) before its window appeared")
-            case .window(let window): Refusal("window \(display.windows.describe(window)) went away while it was being registered")
-            case .rect: Refusal("popup \"\(entry.name)\" went away (\(reason)) while it was being registered")
-            }
-            if let owner = entry.owner { control.finish(owner, with: refusal.json.text) } else { control.reply(refusal.json.text, to: request) }
-            return
-        }
-        if let owner = entry.owner { control.finish(owner, with: outcome.json.text) }
-    }
-
-    /// Part of `settle()`, for the runtime popups the model has: a process's window that
-    /// appeared becomes its popup's window (and the request is answered); a runtime popup
-    /// whose window is gone is removed, and so is a `rect` one closed with its parent
-    /// (`clickawayctl close PARENT`). Each marks the model stale.
-    private func settleRuntimeWindows() {
-        var gone: Set<String> = []
-        var closed: Set<String> = []
-        var resolved = false
-        for entry in runtime.entries where registeredIndex(entry.name) != nil {
-            switch entry.place {
-            case .rect:
-                if !rects.isOpen(entry.name) { closed.insert(entry.name) }
-            case .window(let window):
-                if !display.windows.isPresent(window) { gone.insert(entry.name) }
-            case .pid:
-                guard let index = registeredIndex(entry.name),
-                      let window = display.windows.openInstances().first(where: { $0.popup == index })?.id.window,
-                      let settled = runtime.resolve(entry.name, to: window) else { continue }
-                resolved = true
-                logger.info("runtime popup found its window", metadata: ["popup": "\(entry.name)", "window": "\(display.windows.describe(window))"])
-                let reply = RuntimePopupReply(popup: entry.name, window: display.windows.describe(window)).json.text
-                if let request = entry.unanswered { control.reply(reply, to: request) }
-                _ = settled
-            }
-        }
-        removeRuntime(closed, .gone(.parentGone))
-        removeRuntime(gone, .gone(.windowGone))
-        if resolved { modelChanged(.none) }
-    }
-
-    /// Processes whose window did not come in time: their popups go, with an error that says so.
-    private func expireWindowWaits(now: Int64) {
-        let expired = runtime.expire(now: now)
-        guard !expired.isEmpty else { return }
-        for entry in expired {
-            ended(entry)
-            guard case .pid(let pid, _, let timeoutMs) = entry.place else { continue }
-            let alive = kill(pid, 0) == 0 || errno == EPERM
-            let message = alive
-                ? "no window of process \(pid) appeared within \(timeoutMs) ms"
-                    + (display.processWindowRequirement.map { " (\($0))" } ?? "")
-                : "process \(pid) ended without showing a window within \(timeoutMs) ms"
-            logger.info("runtime popup removed", metadata: ["popup": "\(entry.name)", "reason": "\(message)"])
-            let refusal = Refusal(message).json.text
-            if let owner = entry.owner {
-                control.finish(owner, with: refusal)
-            } else if let request = entry.unanswered {
-                control.reply(refusal, to: request)
-            }
-        }
-    }
-
-    private func status() -> StatusReport {
-        let runningNow: StatusReport.RunningConfiguration = switch running {
-        case .files: .files
-        case .lastGood(let saved): .lastGood(file: reloading.lastGood.path, saved: saved)
-        case .none: .none
-        }
-        return StatusReport(
-            backend: display.interceptionName, display: display.status(), config: config.files, popups: config.popupCount,
-            rejected: rejected, running: runningNow, unavailable: unavailableSources, open: engine.open.map(openPopup),
-            waiting: runtime.entries.compactMap { entry in
-                if case .pid(let pid, _, _) = entry.place { WaitingPopup(popup: entry.name, pid: pid) } else { nil }
-            },
-            monitors: control.subscriberCount, lastError: lastError)
-    }
-
-    // MARK: - Configuration
-
-    /// Says which popups, anchors and exclusions can never match on this display.
-    private func noteUnavailableSources() {
-        unavailableSources = display.unavailableSources(in: config.model)
-        for sentence in unavailableSources { logger.warning("\(sentence)") }
-    }
-
-    /// Loads the configuration again, off the loop; `request` (a `clickawayctl reload`) is
-    /// answered once the outcome is known.
-    private func requestReload(because cause: String, replyTo request: ControlServer.Request? = nil) {
-        if let done = reloading.request(because: cause, replyTo: request, runtime: runtime.specs, reloading: supervision.reloading) {
-            finishReload(done)
-        }
-    }
-
-    private func finishReload(_ done: Reloading.Finished) {
-        if done.outcome.waitedMs > 0 {
-            logger.info("waited for the configuration files to stop changing before reading them", metadata: ["ms": "\(done.outcome.waitedMs)"])
-        }
-        apply(done.outcome.result, prepared: done.outcome.prepared, because: done.cause)
-        if let failure = done.outcome.keepFailure { logger.warning("cannot keep this configuration as the last good one: \(failure)") }
-        let reply: JSON = switch done.outcome.result {
-        case .success(let fresh): ReloadReply(popups: fresh.popupCount, files: fresh.files, waitedMs: done.outcome.waitedMs).json
-        case .failure(let error): Refusal("the new configuration was rejected; the previous one keeps running", diagnostics: "\(error)").json
-        }
-        for request in done.requests { control.reply(reply.text, to: request) }
-        supervision.ready(statusLine())
-        if let next = reloading.startNext(runtime: runtime.specs, reloading: supervision.reloading) { finishReload(next) }
-    }
-
-    /// A valid configuration replaces the running one at once, popups re-matched against
-    /// the windows on screen; an invalid one is reported and the running one stays.
-    /// `prepared`: its model with the runtime popups registered when the load began, built by
-    /// the loader; those registered since are added by a model built off the loop after.
-    private func apply(_ result: Result<LoadedConfig, ConfigError>, prepared: ConfigReloader.Prepared?, because cause: String) {
-        let fresh: LoadedConfig
-        switch result {
-        case .success(let loaded): fresh = loaded
-        case .failure(let error):
-            rejected = "\(error)"
-            lastError = "configuration rejected, keeping the previous one:\n\(error)"
-            lastErrorIsRejection = true
-            logger.error("configuration rejected, keeping the previous one (\(cause))\n\(error)")
-            monitor.send(.rejected(cause: cause, diagnostics: "\(error)"))
-            commands.notifyRejected("\(error)", running: running, enabled: config.model.settings.notify)
-            return
-        }
-        let started = MonotonicClock.microseconds()
-        // The last references to the replaced configuration go to the loader's thread.
-        let replaced = (config, model)
-        defer { reloading.retire(replaced) }
-        config = fresh
-        rejected = nil
-        // The file was fixed: its rejection is no error any more.
-        if lastErrorIsRejection { (lastError, lastErrorIsRejection) = (nil, false) }
-        running = .files
-        let dropped = runtime.keep(besides: fresh.model)
-        for entry in dropped {
-            rects.forget(entry.name)
-            logger.warning("runtime popup \"\(entry.name)\" is removed: the new configuration has a popup of its name, or lacks one it refers to")
-        }
-        // A model being built for the old configuration is dropped when it comes.
-        modelVersion += 1
-        (staleModel, endedPopups) = (nil, [])
-        let (reloaded, built) = reloadedModel(fresh.model, prepared)
-        model = reloaded
-        followRuntime(besides: built)
-        // A click pressed before the reload is decided on its release by the new model.
-        engine = DecisionEngine(model: model, continuing: engine)
-        rects.keep(in: model)
-        openRegisteredRects()
-        display.configurationReplaced(model, backend: backend)
-        answerRegistered()
-        for entry in dropped { tellGone(entry, .gone(popup: entry.name, reason: .reload)) }
-        // Monitors hear what closed before they hear of the reload.
-        unsettled = true
-        settle()
-        // How long the swap kept the loop (bench/reload reads it).
-        logger.info("configuration reloaded (\(cause))", metadata: [
-            "popups": "\(fresh.popupCount)", "microseconds": "\(MonotonicClock.microseconds() - started)",
-        ])
-        for note in fresh.notes { logger.notice("\(note)") }
-        noteUnavailableSources()
-        monitor.send(.reloaded(cause: cause, popups: fresh.popupCount, files: fresh.files))
-    }
-
-    /// The model a reload swaps in, and the runtime popups it has: the loader's, with the
-    /// runtime popups registered when the load began that fit the new configuration, unless
-    /// none of those is still registered as it was (then the configured one: nothing to leave
-    /// out of the engine). The loader's thread frees the one not taken (`Reloading`).
-    private func reloadedModel(_ configured: ClickModel, _ prepared: ConfigReloader.Prepared?) -> (ClickModel, [PopupSpec]) {
-        guard let prepared, prepared.specs.contains(where: { runtime.entry(named: $0.name)?.spec == $0 }) else {
-            return (configured, [])
-        }
-        switch prepared.model {
-        case .success(let combined): return (combined, prepared.specs)
-        case .failure: return (fitted(prepared.model), [])
-        }
-    }
-
-    /// After a reload swapped in a model with the runtime popups `built`: those not registered
-    /// as they were any more (removed, dropped by the reload, or changed, such as a process's
-    /// popup that found its window) are left out of the engine, and those registered and not
-    /// in it are added, by a model built off the loop (a `rect` one opens when that model has
-    /// it, should it have been open before and closed with the reload's model).
-    private func followRuntime(besides built: [PopupSpec]) {
-        var registered: [String: PopupSpec] = [:]
-        for entry in runtime.entries { registered[entry.name] = entry.spec }
-        var inModel: [String: PopupSpec] = [:]
-        for spec in built {
-            inModel[spec.name] = spec
-            guard registered[spec.name] != spec, let index = model.popupIndex(named: spec.name) else { continue }
-            endedPopups.insert(index)
-            modelChanged(.none)
-        }
-        for entry in runtime.entries where inModel[entry.name] != entry.spec {
-            switch entry.place {
-            case .rect:
-                if !rectsOpening.contains(entry.name) { rectsOpening.append(entry.name) }
-                modelChanged(.none)
-            case .window(let window): modelChanged(.window(window))
-            case .pid: modelChanged(.all)
-            }
-        }
-    }
-
-    private func shutDown() {
+    func shutDown() {
         supervision.stopping()
         show.stop(because: "the daemon is stopping")
         display.release()

@@ -1,0 +1,217 @@
+internal import ClickawayConfig
+internal import ClickawayControl
+internal import ClickawayCore
+internal import ClickawayJSON
+internal import ClickawaySystem
+internal import Glibc
+internal import Logging
+
+/// The models: built with the runtime popups off the loop and swapped in, and replaced by a
+/// reloaded configuration.
+extension Daemon {
+    /// The model with the runtime popups; should they not fit the configuration, which each
+    /// one's check before it was added rules out, they are all removed and the configured
+    /// model is used.
+    func fitted(_ combined: Result<ClickModel, ClickModel.Invalid>) -> ClickModel {
+        switch combined {
+        case .success(let model): return model
+        case .failure(let invalid):
+            logger.error("runtime popups do not fit the configuration, removing them all: \(invalid.problems)")
+            for entry in runtime.removeAll() {
+                rects.forget(entry.name)
+                tellGone(entry, .gone(popup: entry.name, reason: .reload))
+            }
+            return config.model
+        }
+    }
+
+    /// The runtime popups changed: a model with them as they are now is built at the next
+    /// `settle()`, and the display looks at `lookup`'s windows anew when it is swapped in
+    /// (together with any change not swapped in yet).
+    func modelChanged(_ lookup: WindowLookup) {
+        modelVersion += 1
+        unsettled = true
+        staleModel = switch (staleModel, lookup) {
+        case (nil, _), (.none?, _): lookup
+        case (let pending?, .none): pending
+        case (.window(let a)?, .window(let b)) where a == b: lookup
+        default: .all
+        }
+    }
+
+    /// Asks the loader's thread for the configured popups followed by the runtime ones. Part
+    /// of `settle()`; returns whether the model was swapped in at once (no loader thread).
+    func buildModel() -> Bool {
+        building = true
+        guard let built = reloading.build(ConfigReloader.Build(base: config.model, added: runtime.specs, version: modelVersion)) else {
+            return false
+        }
+        return received(built)
+    }
+
+    /// The loader built a model: swapped in when the runtime popups are still those it was
+    /// built with, else built again.
+    func modelBuilt(_ built: ConfigReloader.Built) {
+        _ = received(built)
+        settle()
+    }
+
+    /// Swaps a built model in if it is still wanted; returns whether it was.
+    func received(_ built: ConfigReloader.Built) -> Bool {
+        building = false
+        guard built.version == modelVersion else { return false }
+        let lookup = staleModel ?? .none
+        staleModel = nil
+        swapModel(fitted(built.model), lookingAt: lookup)
+        return true
+    }
+
+    /// A new model for the engine (the click in progress goes on), the `rect` popups and the
+    /// display's windows; the registrations it completes are answered.
+    func swapModel(_ fresh: ClickModel, lookingAt lookup: WindowLookup) {
+        let started = MonotonicClock.microseconds()
+        let replaced = model
+        defer {
+            reloading.retire(replaced)
+            // How long the swap held the loop (bench/bigconfig reads it).
+            logger.info("model with the runtime popups swapped in", metadata: [
+                "popups": "\(model.popups.count)", "microseconds": "\(MonotonicClock.microseconds() - started)",
+            ])
+        }
+        model = fresh
+        endedPopups = []
+        engine = DecisionEngine(model: model, continuing: engine)
+        rects.keep(in: model)
+        openRegisteredRects()
+        display.popupsChanged(model, lookingAt: lookup)
+        answerRegistered()
+        unsettled = true
+    }
+
+    // MARK: - Configuration
+
+    /// Says which popups, anchors and exclusions can never match on this display.
+    func noteUnavailableSources() {
+        unavailableSources = display.unavailableSources(in: config.model)
+        for sentence in unavailableSources { logger.warning("\(sentence)") }
+    }
+
+    /// Loads the configuration again, off the loop; `request` (a `clickawayctl reload`) is
+    /// answered once the outcome is known.
+    func requestReload(because cause: String, replyTo request: ControlServer.Request? = nil) {
+        if let done = reloading.request(because: cause, replyTo: request, runtime: runtime.specs, reloading: supervision.reloading) {
+            finishReload(done)
+        }
+    }
+
+    func finishReload(_ done: Reloading.Finished) {
+        if done.outcome.waitedMs > 0 {
+            logger.info("waited for the configuration files to stop changing before reading them", metadata: ["ms": "\(done.outcome.waitedMs)"])
+        }
+        apply(done.outcome.result, prepared: done.outcome.prepared, because: done.cause)
+        if let failure = done.outcome.keepFailure { logger.warning("cannot keep this configuration as the last good one: \(failure)") }
+        let reply: JSON = switch done.outcome.result {
+        case .success(let fresh): ReloadReply(popups: fresh.popupCount, files: fresh.files, waitedMs: done.outcome.waitedMs).json
+        case .failure(let error): Refusal("the new configuration was rejected; the previous one keeps running", diagnostics: "\(error)").json
+        }
+        for request in done.requests { control.reply(reply.text, to: request) }
+        supervision.ready(statusLine())
+        if let next = reloading.startNext(runtime: runtime.specs, reloading: supervision.reloading) { finishReload(next) }
+    }
+
+    /// A valid configuration replaces the running one at once, popups re-matched against
+    /// the windows on screen; an invalid one is reported and the running one stays.
+    /// `prepared`: its model with the runtime popups registered when the load began, built by
+    /// the loader; those registered since are added by a model built off the loop after.
+    func apply(_ result: Result<LoadedConfig, ConfigError>, prepared: ConfigReloader.Prepared?, because cause: String) {
+        let fresh: LoadedConfig
+        switch result {
+        case .success(let loaded): fresh = loaded
+        case .failure(let error):
+            rejected = "\(error)"
+            lastError = "configuration rejected, keeping the previous one:\n\(error)"
+            lastErrorIsRejection = true
+            logger.error("configuration rejected, keeping the previous one (\(cause))\n\(error)")
+            monitor.send(.rejected(cause: cause, diagnostics: "\(error)"))
+            commands.notifyRejected("\(error)", running: running, enabled: config.model.settings.notify)
+            return
+        }
+        let started = MonotonicClock.microseconds()
+        // The last references to the replaced configuration go to the loader's thread.
+        let replaced = (config, model)
+        defer { reloading.retire(replaced) }
+        config = fresh
+        rejected = nil
+        // The file was fixed: its rejection is no error any more.
+        if lastErrorIsRejection { (lastError, lastErrorIsRejection) = (nil, false) }
+        running = .files
+        let dropped = runtime.keep(besides: fresh.model)
+        for entry in dropped {
+            rects.forget(entry.name)
+            logger.warning("runtime popup \"\(entry.name)\" is removed: the new configuration has a popup of its name, or lacks one it refers to")
+        }
+        // A model being built for the old configuration is dropped when it comes.
+        modelVersion += 1
+        (staleModel, endedPopups) = (nil, [])
+        let (reloaded, built) = reloadedModel(fresh.model, prepared)
+        model = reloaded
+        followRuntime(besides: built)
+        // A click pressed before the reload is decided on its release by the new model.
+        engine = DecisionEngine(model: model, continuing: engine)
+        rects.keep(in: model)
+        openRegisteredRects()
+        display.configurationReplaced(model, backend: backend)
+        answerRegistered()
+        for entry in dropped { tellGone(entry, .gone(popup: entry.name, reason: .reload)) }
+        // Monitors hear what closed before they hear of the reload.
+        unsettled = true
+        settle()
+        // How long the swap kept the loop (bench/reload reads it).
+        logger.info("configuration reloaded (\(cause))", metadata: [
+            "popups": "\(fresh.popupCount)", "microseconds": "\(MonotonicClock.microseconds() - started)",
+        ])
+        for note in fresh.notes { logger.notice("\(note)") }
+        noteUnavailableSources()
+        monitor.send(.reloaded(cause: cause, popups: fresh.popupCount, files: fresh.files))
+    }
+
+    /// The model a reload swaps in, and the runtime popups it has: the loader's, with the
+    /// runtime popups registered when the load began that fit the new configuration, unless
+    /// none of those is still registered as it was (then the configured one: nothing to leave
+    /// out of the engine). The loader's thread frees the one not taken (`Reloading`).
+    func reloadedModel(_ configured: ClickModel, _ prepared: ConfigReloader.Prepared?) -> (ClickModel, [PopupSpec]) {
+        guard let prepared, prepared.specs.contains(where: { runtime.entry(named: $0.name)?.spec == $0 }) else {
+            return (configured, [])
+        }
+        switch prepared.model {
+        case .success(let combined): return (combined, prepared.specs)
+        case .failure: return (fitted(prepared.model), [])
+        }
+    }
+
+    /// After a reload swapped in a model with the runtime popups `built`: those not registered
+    /// as they were any more (removed, dropped by the reload, or changed, such as a process's
+    /// popup that found its window) are left out of the engine, and those registered and not
+    /// in it are added, by a model built off the loop (a `rect` one opens when that model has
+    /// it, should it have been open before and closed with the reload's model).
+    func followRuntime(besides built: [PopupSpec]) {
+        var registered: [String: PopupSpec] = [:]
+        for entry in runtime.entries { registered[entry.name] = entry.spec }
+        var inModel: [String: PopupSpec] = [:]
+        for spec in built {
+            inModel[spec.name] = spec
+            guard registered[spec.name] != spec, let index = model.popupIndex(named: spec.name) else { continue }
+            endedPopups.insert(index)
+            modelChanged(.none)
+        }
+        for entry in runtime.entries where inModel[entry.name] != entry.spec {
+            switch entry.place {
+            case .rect:
+                if !rectsOpening.contains(entry.name) { rectsOpening.append(entry.name) }
+                modelChanged(.none)
+            case .window(let window): modelChanged(.window(window))
+            case .pid: modelChanged(.all)
+            }
+        }
+    }
+}

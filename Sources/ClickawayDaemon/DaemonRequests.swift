@@ -1,0 +1,138 @@
+internal import ClickawayConfig
+internal import ClickawayControl
+internal import ClickawayCore
+internal import ClickawayJSON
+internal import ClickawaySystem
+internal import Glibc
+internal import Logging
+
+/// Control requests: each answered from memory at once, or once what it waits for is there
+/// (a reload, the display's sync or its answer about the pointer, a runtime popup's model).
+extension Daemon {
+    // MARK: - Control requests
+
+    func answer(_ request: ControlServer.Request) {
+        settleNow()
+        let reply: JSON
+        do {
+            reply = try answer(try ControlRequest(line: request.line), request)
+        } catch let invalid as ControlRequest.Invalid {
+            reply = Refusal(invalid.description).json
+        } catch let refusal as Refusal {
+            reply = refusal.json
+        } catch {
+            reply = Refusal("\(error)").json
+        }
+        settleNow()
+        guard reply != .null else { return }
+        control.send(reply.text, to: request.client)
+    }
+
+    /// The reply to `request`; `.null` when it is answered later or already.
+    func answer(_ request: ControlRequest, _ origin: ControlServer.Request) throws -> JSON {
+        switch request {
+        case .sync:
+            // Answered once the display has handled everything sent before the request:
+            // the caller then sees the daemon in a settled state.
+            startSync(.reply(origin))
+            return .null
+        case .status:
+            return status().json
+        case .reload:
+            requestReload(because: "clickawayctl reload", replyTo: origin)
+            return .null
+        case .open(let name): return try setRectPopup(name) { _ in true }
+        case .close(let name): return try setRectPopup(name) { _ in false }
+        case .toggle(let name): return try setRectPopup(name) { !$0 }
+        case .add(let popup): return try register(popup, origin, waiting: false)
+        case .wait(let popup): return try register(popup, origin, waiting: true)
+        case .show(let request):
+            unsettled = true  // the drawing takes Escape on X11, and gives it back
+            return try show.answer(request, engine: engine)
+        case .hit(let x, let y, let button):
+            // Answered with whether another program holds the pointer, which the display finds out.
+            display.probePointerGrab(ask(.hit(x: x, y: y, button: button, origin)))
+            return .null
+        case .monitor:
+            guard control.subscribe(origin.client) else {
+                throw Refusal("\(ControlServer.maxMonitors) monitors are connected already; close one first")
+            }
+            control.send(ControlReply.ok().text, to: origin.client)
+            return .null
+        }
+    }
+
+    /// `open`, `close` and `toggle` of a `rect` popup. They only tell clickaway the popup's
+    /// state: no dismiss action runs.
+    func setRectPopup(_ name: String, open: (Bool) -> Bool) throws(Refusal) -> JSON {
+        if runtime.contains(name) {
+            // A runtime popup is open while it exists: closing it removes it.
+            guard !open(true) else { return RectPopupReply(popup: name, open: true).json }
+            removeRuntime([name], .gone(.closed))
+            return RectPopupReply(popup: name, open: false).json
+        }
+        let isOpen = try rects.set(name, open: open, model: model, outputs: engine.outputs, now: display.now()).get()
+        unsettled = true
+        return RectPopupReply(popup: name, open: isOpen).json
+    }
+
+    /// A request waiting for the display's answer (`startSync`, `probePointerGrab`).
+    enum DisplayWaiter {
+        /// `clickawayctl sync`: answered once the display synced.
+        case reply(ControlServer.Request)
+        /// `add` or `wait` of a window: registered once the display synced.
+        case register(RuntimePopupRequest, ControlServer.Request, waiting: Bool)
+        /// `hit`: explained once the display said whether another program holds the pointer.
+        case hit(x: Int32, y: Int32, button: UInt8, ControlServer.Request)
+
+        var origin: ControlServer.Request {
+            switch self {
+            case .reply(let origin), .register(_, let origin, _), .hit(_, _, _, let origin): origin
+            }
+        }
+    }
+
+    /// Numbers `waiter` for the display's answer.
+    func ask(_ waiter: DisplayWaiter) -> Int {
+        displaySerial += 1
+        displayWaiters[displaySerial] = waiter
+        return displaySerial
+    }
+
+    func startSync(_ waiter: DisplayWaiter) { display.startSync(ask(waiter)) }
+
+    /// The display answered request `id`: it synced (or failed to), or probed the pointer.
+    func answered(_ id: Int, failure: String?, pointerHeldBy: String?) {
+        guard let waiter = displayWaiters.removeValue(forKey: id) else { return }
+        settleNow()
+        let reply: JSON
+        do throws(Refusal) {
+            if let failure { throw Refusal(failure) }
+            switch waiter {
+            case .reply: reply = ControlReply.ok()
+            case .register(let request, let origin, let waiting): reply = try register(request, origin, waiting: waiting, displaySynced: true)
+            case .hit(let x, let y, let button, _):
+                let context = ExplanationContext(describe: display.windows.describe, otherGrab: pointerHeldBy)
+                reply = HitReply(engine.explain(button: button, x: x, y: y, time: display.now()), context).json
+            }
+        } catch {
+            reply = error.json
+        }
+        if reply != .null { control.reply(reply.text, to: waiter.origin) }
+    }
+
+    func status() -> StatusReport {
+        let runningNow: StatusReport.RunningConfiguration = switch running {
+        case .files: .files
+        case .lastGood(let saved): .lastGood(file: reloading.lastGood.path, saved: saved)
+        case .none: .none
+        }
+        return StatusReport(
+            backend: display.interceptionName, display: display.status(), config: config.files, popups: config.popupCount,
+            rejected: rejected, running: runningNow, unavailable: unavailableSources, open: engine.open.map(openPopup),
+            waiting: runtime.entries.compactMap { entry in
+                if case .pid(let pid, _, _) = entry.place { WaitingPopup(popup: entry.name, pid: pid) } else { nil }
+            },
+            monitors: control.subscriberCount, lastError: lastError)
+    }
+}
