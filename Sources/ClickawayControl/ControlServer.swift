@@ -24,7 +24,9 @@ public final class ControlServer {
     private let loop: PollLoop
     private var clients: [Int32: Client] = [:]
     /// Connections that may have a request to hand out, in the order they get their turn.
-    private var ready: [Client] = []
+    /// Looked at on every pass of the loop, so with no runtime exclusivity check: each access
+    /// is one statement here that calls out to no other code.
+    @exclusivity(unchecked) private var ready: [Client] = []
     /// Counts the loop's passes: a connection's turn comes at most once a pass.
     private var pass: UInt64 = 0
     /// Numbers connections, so a late answer never goes to a newer client on a reused descriptor.
@@ -52,7 +54,7 @@ public final class ControlServer {
     public static let maxHolders = 16
     /// The connections that closed while holding a popup or owed an answer, not taken yet
     /// (`takeHangUps()`).
-    private var hangUps: [Connection] = []
+    @exclusivity(unchecked) private var hangUps: [Connection] = []
     /// Bytes queued for all clients.
     private var totalOutput = 0
 
@@ -61,7 +63,9 @@ public final class ControlServer {
         let serial: UInt64
         var registration: PollLoop.Registration?
         var input = LineBuffer(limit: ControlServer.maxLine)
-        var output: [UInt8] = []
+        /// Looked at before every wait (`wantsInput`, the watch's `writing`): no runtime
+        /// exclusivity check, as for `ready`.
+        @exclusivity(unchecked) var output: [UInt8] = []
         var closeAfterWrite = false
         var subscribed = false
         /// Popups that live as long as this connection (`wait`), not ended yet.
@@ -138,8 +142,11 @@ public final class ControlServer {
     /// while requests read wait for their turn.
     private final class ListenerSource: PollSource {
         unowned let server: ControlServer
-        init(server: ControlServer) { self.server = server }
-        var pollDescriptor: FileDescriptor { server.listener }
+        let pollDescriptor: FileDescriptor
+        init(server: ControlServer, listener: FileDescriptor) {
+            self.server = server
+            pollDescriptor = listener
+        }
         func prepareToSleep() -> Bool { server.hasTurnsWaiting }
         func pollReturned(_ readiness: Readiness) {
             server.pass &+= 1
@@ -172,7 +179,7 @@ public final class ControlServer {
         }
         chmod(path, 0o600)
         listener = fd
-        loop.add(ListenerSource(server: self))
+        loop.add(ListenerSource(server: self, listener: fd))
     }
 
     deinit {
@@ -241,7 +248,7 @@ public final class ControlServer {
 
     /// Whether requests read wait for a turn in the next pass.
     private var hasTurnsWaiting: Bool {
-        ready.contains { clients[$0.fd.rawValue] === $0 && $0.output.isEmpty && !$0.closeAfterWrite }
+        !ready.isEmpty && ready.contains { clients[$0.fd.rawValue] === $0 && $0.output.isEmpty && !$0.closeAfterWrite }
     }
 
     /// In line for a turn, when it has a line waiting and its replies have left.

@@ -34,7 +34,9 @@ public final class Daemon {
     var model: ClickModel
     var engine: DecisionEngine
     var rects = RectPopups()
-    var runtime = RuntimePopups()
+    /// Its deadline is asked for before every wait, so with no runtime exclusivity check:
+    /// RuntimePopups' methods change only itself, and call out to nothing that reaches back.
+    @exclusivity(unchecked) var runtime = RuntimePopups()
     /// `--backend`, which wins over `[settings] backend`.
     let backendOverride: Backend?
     /// Where the running configuration came from: the files, or (when they had errors at
@@ -169,12 +171,14 @@ public final class Daemon {
         reloading.register(with: loop, changed: { [unowned self] in requestReload(because: "a configuration file changed") },
                            finished: { [unowned self] in finishReload($0) },
                            built: { [unowned self] in modelBuilt($0) })
-        loop.schedule({ [unowned self] in commands.nextSlowCheck }) { [unowned self] now in commands.reportSlow(now: now) }
-        loop.schedule({ [unowned self] in display.windows.closing.nextDeadline.map(Deadline.init(milliseconds:)) }) { [unowned self] now in
+        // Deadlines are asked for before every wait: where it can, each question holds what it
+        // asks rather than an unowned daemon (a check and a retain each time).
+        loop.schedule({ [commands] in commands.nextSlowCheck }) { [unowned self] now in commands.reportSlow(now: now) }
+        loop.schedule({ [display] in display.windows.closing.nextDeadline.map(Deadline.init(milliseconds:)) }) { [unowned self] now in
             expireClosing(now: now)
         }
         loop.schedule({ [unowned self] in runtime.nextDeadline }) { [unowned self] now in expireWindowWaits(now: now) }
-        loop.schedule({ [unowned self] in show.nextDeadline }) { [unowned self] now in if show.expire(now: now) { unsettled = true } }
+        loop.schedule({ [show] in show.nextDeadline }) { [unowned self] now in if show.expire(now: now) { unsettled = true } }
         loop.schedule({ [unowned self] in windowsChanged ? pacing.deadline : nil }) { [unowned self] _ in settle() }
         supervision.register(with: loop)
     }
@@ -217,7 +221,7 @@ public final class Daemon {
             : engine.release(button: click.button, x: click.x, y: click.y, time: click.time)
         display.answer(click, with: decision)
         guard let decision else { return }
-        var dismissed = engine.dismissed
+        var dismissed = decision.dismissCount > 0 ? engine.dismissed : []
         if click.isPress && click.releaseGoesElsewhere && decision.awaitsRelease && decision.click != .swallow {
             // The press goes on to the window under it, and its release with it: decide now.
             if let release = engine.release(button: click.button, x: click.x, y: click.y, time: click.time), release.dismissCount > 0 {

@@ -27,8 +27,10 @@ final class DismissCommands {
         var finished: (ProcessExit, _ killedForTime: Bool) -> Void
     }
 
-    private var children: [pid_t: Child] = [:]
-    private var helpers: [pid_t: Helper] = [:]
+    // Looked at before every wait of the loop (`nextSlowCheck`), so with no runtime
+    // exclusivity check: each access is one statement here that calls out to no other code.
+    @exclusivity(unchecked) private var children: [pid_t: Child] = [:]
+    @exclusivity(unchecked) private var helpers: [pid_t: Helper] = [:]
     let logger: Logger
     /// What DesktopNotifications keeps between rejections.
     var desktop = DesktopNotifications()
@@ -103,9 +105,12 @@ final class DismissCommands {
     }
 
     /// When the next running command becomes slow enough to report, or a helper is due to be killed.
+    /// Asked before every wait of the loop: it allocates nothing.
     var nextSlowCheck: Deadline? {
-        (children.values.filter { !$0.reportedSlow }.map { $0.startedAt + Self.slowAfterMs }
-            + helpers.values.filter { !$0.killed }.map(\.killAt)).min().map(Deadline.init(milliseconds:))
+        var earliest = Int64.max
+        for child in children.values where !child.reportedSlow { earliest = min(earliest, child.startedAt + Self.slowAfterMs) }
+        for helper in helpers.values where !helper.killed { earliest = min(earliest, helper.killAt) }
+        return earliest == .max ? nil : Deadline(milliseconds: earliest)
     }
 
     /// Logs the commands that have been running for `slowAfterMs`, once each; kills the

@@ -142,7 +142,7 @@ struct RuntimePopups {
 
     /// When the next wait for a window runs out.
     var nextDeadline: Deadline? {
-        entries.compactMap { if case .pid(_, let deadline, _) = $0.place { deadline } else { nil } }.min()
+        entries.lazy.compactMap { if case .pid(_, let deadline, _) = $0.place { deadline } else { nil } }.min()
     }
 
     /// The popups owned by `connection` (`wait`), and those still waiting for a window that

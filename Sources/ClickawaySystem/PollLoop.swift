@@ -2,7 +2,7 @@ internal import Glibc
 public import SystemPackage
 
 /// Something the loop waits on: a descriptor, and the hooks around each sleep. Registered
-/// with `PollLoop.add(_:)`; simple owners use `PollLoop.watch(_:writing:_:)` instead.
+/// with `PollLoop.add(_:)`; simple owners use `PollLoop.watch(_:reading:writing:_:)` instead.
 public protocol PollSource: AnyObject {
     /// The descriptor to wait on.
     var pollDescriptor: FileDescriptor { get }
@@ -39,6 +39,9 @@ public final class PollLoop {
     private struct Entry {
         let id: Int
         let source: any PollSource
+        /// The descriptor of a watch that only ever waits to read (`watch` without `reading`
+        /// or `writing`): nothing to ask it before a wait, nothing to tell it when not ready.
+        let plainWatch: FileDescriptor?
     }
 
     private struct Timer {
@@ -47,29 +50,42 @@ public final class PollLoop {
         let fire: (Int64) -> Void
     }
 
-    private var entries: [Entry] = []
-    private var timers: [Timer] = []
+    // Read before every wait. No runtime exclusivity check (it would cost more than the
+    // read): every access is a statement of this class that calls out to no other code,
+    // and sources and timers run on copies.
+    @exclusivity(unchecked) private var entries: [Entry] = []
+    @exclusivity(unchecked) private var timers: [Timer] = []
     private var nextID = 0
-    /// Reused between waits.
-    private var descriptors: [pollfd] = []
+    /// Counts removals: a source removed by a handler during `wait()` hears nothing more.
+    private var removals = 0
+    /// The earliest deadline when the loop last went to sleep: until it comes, no timer is
+    /// due, and `runDueDeadlines()` asks none of them. A deadline set since then that is due
+    /// already makes the next wait return at once, and fires after it. `.min` (before the
+    /// first wait, or once a timer is added): unknown, every timer is asked.
+    private var earliestAtLastWait: Deadline? = Deadline(milliseconds: .min)
 
     public init() {}
 
     /// Adds a source; its hooks run in the order sources were added.
     @discardableResult
     public func add(_ source: any PollSource) -> Registration {
+        add(source, plainWatch: nil)
+    }
+
+    private func add(_ source: any PollSource, plainWatch: FileDescriptor?) -> Registration {
         nextID += 1
-        entries.append(Entry(id: nextID, source: source))
+        entries.append(Entry(id: nextID, source: source, plainWatch: plainWatch))
         return Registration(id: nextID)
     }
 
     /// Watches `descriptor`: `handler` runs after each wait in which it became ready.
     /// `reading` and `writing` say, before each wait, whether to wait for it to be readable
-    /// (else only a hang-up or an error wakes it) and writable.
+    /// (else only a hang-up or an error wakes it) and writable; without them, readable only.
     @discardableResult
-    public func watch(_ descriptor: FileDescriptor, reading: @escaping () -> Bool = { true }, writing: @escaping () -> Bool = { false },
+    public func watch(_ descriptor: FileDescriptor, reading: (() -> Bool)? = nil, writing: (() -> Bool)? = nil,
                       _ handler: @escaping (Readiness) -> Void) -> Registration {
-        add(Watch(descriptor: descriptor, reading: reading, writing: writing, handler: handler))
+        add(Watch(descriptor: descriptor, reading: reading, writing: writing, handler: handler),
+            plainWatch: reading == nil && writing == nil ? descriptor : nil)
     }
 
     /// Calls `fire` with the time (MonotonicClock milliseconds) from the first
@@ -78,42 +94,70 @@ public final class PollLoop {
     public func schedule(_ next: @escaping () -> Deadline?, _ fire: @escaping (Int64) -> Void) -> Registration {
         nextID += 1
         timers.append(Timer(id: nextID, next: next, fire: fire))
+        earliestAtLastWait = Deadline(milliseconds: .min)
         return Registration(id: nextID)
     }
 
     /// Stops watching or scheduling; safe from inside a handler.
     public func remove(_ registration: Registration) {
+        removals &+= 1
         entries.removeAll { $0.id == registration.id }
         timers.removeAll { $0.id == registration.id }
     }
 
+    private func isRegistered(_ id: Int) -> Bool { entries.contains { $0.id == id } }
+
     /// The earliest deadline registered, if any.
-    public var nextDeadline: Deadline? { timers.compactMap { $0.next() }.min() }
+    public var nextDeadline: Deadline? {
+        let timers = timers
+        var earliest: Deadline?
+        // By index: only `next` is taken out of each timer (a copy of one retains two closures).
+        for i in timers.indices {
+            if let due = timers[i].next(), earliest.map({ due < $0 }) ?? true { earliest = due }
+        }
+        return earliest
+    }
 
     /// Sleeps until a descriptor is ready or the next deadline comes (without one, for as
     /// long as it takes; not at all when a source has work waiting), then lets every source
     /// see what its descriptor is ready for. A signal ends the wait early.
     public func wait() {
         let sources = entries
-        var busy = false
-        for entry in sources where entry.source.prepareToSleep() { busy = true }
-        descriptors.removeAll(keepingCapacity: true)
-        for entry in sources {
-            let events = (entry.source.wantsToRead ? Readiness.readable : []).union(entry.source.wantsToWrite ? .writable : [])
-            descriptors.append(pollfd(fd: entry.source.pollDescriptor.rawValue, events: events.rawValue, revents: 0))
-        }
-        let timeout = busy ? 0 : Deadline.pollTimeout(nextDeadline)
-        let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
-        for (i, entry) in sources.enumerated() where entries.contains(where: { $0.id == entry.id }) {
-            entry.source.pollReturned(ready > 0 ? Readiness(rawValue: descriptors[i].revents) : [])
+        // On the stack: the loop allocates nothing per wait.
+        withUnsafeTemporaryAllocation(of: pollfd.self, capacity: sources.count) { descriptors in
+            var busy = false
+            // By index: a plain watch's source is not even copied (retained).
+            for i in sources.indices {
+                if let descriptor = sources[i].plainWatch {
+                    descriptors.initializeElement(at: i, to: pollfd(fd: descriptor.rawValue, events: Readiness.readable.rawValue, revents: 0))
+                    continue
+                }
+                let source = sources[i].source
+                if source.prepareToSleep() { busy = true }
+                let events = (source.wantsToRead ? Readiness.readable : []).union(source.wantsToWrite ? .writable : [])
+                descriptors.initializeElement(at: i, to: pollfd(fd: source.pollDescriptor.rawValue, events: events.rawValue, revents: 0))
+            }
+            earliestAtLastWait = nextDeadline
+            let timeout = busy ? 0 : Deadline.pollTimeout(earliestAtLastWait)
+            let ready = poll(descriptors.baseAddress, nfds_t(sources.count), timeout)
+            let removalsBefore = removals
+            for i in sources.indices where removals == removalsBefore || isRegistered(sources[i].id) {
+                let readiness = ready > 0 ? Readiness(rawValue: descriptors[i].revents) : []
+                if sources[i].plainWatch != nil && readiness.isEmpty { continue }
+                sources[i].source.pollReturned(readiness)
+            }
         }
     }
 
     /// Fires every deadline that has come.
     public func runDueDeadlines() {
+        guard let earliest = earliestAtLastWait else { return }
         let now = MonotonicClock.milliseconds()
+        guard earliest.hasPassed(now: now) else { return }
+        let removalsBefore = removals
         for timer in timers {
-            guard timers.contains(where: { $0.id == timer.id }), let due = timer.next(), due.hasPassed(now: now) else { continue }
+            guard removals == removalsBefore || timers.contains(where: { $0.id == timer.id }),
+                  let due = timer.next(), due.hasPassed(now: now) else { continue }
             timer.fire(now)
         }
     }
@@ -122,19 +166,20 @@ public final class PollLoop {
 /// A descriptor and a closure: `PollLoop.watch`.
 private final class Watch: PollSource {
     let pollDescriptor: FileDescriptor
-    let reading: () -> Bool
-    let writing: () -> Bool
+    /// nil: always (reading), never (writing); asked before every wait otherwise.
+    let reading: (() -> Bool)?
+    let writing: (() -> Bool)?
     let handler: (Readiness) -> Void
 
-    init(descriptor: FileDescriptor, reading: @escaping () -> Bool, writing: @escaping () -> Bool, handler: @escaping (Readiness) -> Void) {
+    init(descriptor: FileDescriptor, reading: (() -> Bool)?, writing: (() -> Bool)?, handler: @escaping (Readiness) -> Void) {
         pollDescriptor = descriptor
         self.reading = reading
         self.writing = writing
         self.handler = handler
     }
 
-    var wantsToRead: Bool { reading() }
-    var wantsToWrite: Bool { writing() }
+    var wantsToRead: Bool { reading?() ?? true }
+    var wantsToWrite: Bool { writing?() ?? false }
 
     func pollReturned(_ readiness: Readiness) {
         if !readiness.isEmpty { handler(readiness) }

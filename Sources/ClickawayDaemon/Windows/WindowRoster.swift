@@ -58,7 +58,9 @@ public final class WindowRoster<Details>: WindowSource {
     public var stacking: [UInt32] = [] {
         didSet { openCache = nil }
     }
-    public var closing = ClosingWindows() {
+    /// Asked for its deadline before every wait of the loop, so with no runtime exclusivity
+    /// check: ClosingWindows' methods change only itself.
+    @exclusivity(unchecked) public var closing = ClosingWindows() {
         didSet { openCache = nil; areasCache = nil }
     }
     /// The key of each entry by its window (`entry(forWindow:)`).

@@ -173,15 +173,21 @@ final class WindowTracker {
     /// Whether `work` has something to do now: a window to place, one to start reading, or
     /// replies that have come. Reads what the connection holds, never waits.
     var hasWork: Bool {
+        guard isBusy else { return false }
         if !toPlace.isEmpty || (!toRead.isEmpty && readOrder.count < Self.readsInFlight) { return true }
         guard let top = readOrder.first, let read = reads[top] else { return false }
         return read.collect(x, wait: false)
     }
 
-    /// Whether windows are being read or wait to be read or placed.
-    var isBusy: Bool { !reads.isEmpty || !toRead.isEmpty || !toPlace.isEmpty }
+    /// Whether windows are being read or wait to be read or placed: set when one is queued,
+    /// cleared by `work` when it finds nothing left. Stored, because the loop asks after every
+    /// click, and a look at the collections costs a runtime exclusivity check on each.
+    private(set) var isBusy = false
+
+    private var hasWindowsQueued: Bool { !reads.isEmpty || !toRead.isEmpty || !toPlace.isEmpty }
 
     private func enqueue(_ top: WindowID, reading read: Bool = true) {
+        isBusy = true
         if let inFlight = reads[top] {
             // Read again once this read is done: what it sent may predate the change.
             if read { inFlight.again = true }
@@ -233,6 +239,7 @@ final class WindowTracker {
                 return (true, false)
             }
         }
+        isBusy = hasWindowsQueued
         return (false, false)
     }
 

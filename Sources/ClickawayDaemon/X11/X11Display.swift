@@ -40,9 +40,9 @@ public final class X11Display: Display {
     private var wanted = (active: false, buttons: ButtonSet(bits: 0))
     /// Whether the socket was read since poll(2) last returned.
     private var socketRead = false
-    /// Events read ahead (while preparing to sleep), handed out first, in order.
-    private var readAhead: [XEvent] = []
-    private var readAheadStart = 0
+    /// The event read ahead (while preparing to sleep, or before a refresh it must follow),
+    /// handed out next.
+    private var readAhead: XEvent?
     /// The daemon must refresh (`DisplayInput.changed`) before the next event.
     private var changed = false
     /// `startSync`s not answered yet.
@@ -110,8 +110,8 @@ public final class X11Display: Display {
         x.flush()
         // First: collecting replies can pull events into libxcb's queue.
         let work = tracker.hasWork
-        if readAheadStart == readAhead.count, let event = x.pollQueuedEvent() { readAhead.append(event) }
-        return readAheadStart < readAhead.count || changed || work
+        if readAhead == nil { readAhead = x.pollQueuedEvent() }
+        return readAhead != nil || changed || work
             || (!syncs.isEmpty && syncs.canAdvance(x: x, readsBusy: tracker.isBusy, now: MonotonicClock.milliseconds()))
             || { collectGrabProbe(); return !grabAnswers.isEmpty }()
     }
@@ -133,30 +133,30 @@ public final class X11Display: Display {
     /// as soon as it arrives.
     public func nextInput() -> DisplayInput? {
         while true {
-            if readAheadStart == readAhead.count {
-                readAhead.removeAll(keepingCapacity: true)
-                readAheadStart = 0
+            if readAhead == nil {
                 // One read of the socket a pass: libxcb reads all that is there at once, and
                 // poll(2) says when more comes. A second read would only find nothing.
-                if let event = socketRead ? x.pollQueuedEvent() : x.pollEvent() { readAhead.append(event) }
+                readAhead = socketRead ? x.pollQueuedEvent() : x.pollEvent()
                 socketRead = true
             }
-            if readAheadStart < readAhead.count {
-                let event = readAhead[readAheadStart]
+            if let event = readAhead {
                 if changed && event.isInput {
                     changed = false
                     return .changed
                 }
-                readAheadStart += 1
+                readAhead = nil
                 if let input = handle(event) { return input }
                 continue
             }
-            let step = tracker.work(now: clock.now())
-            if step.changed { changed = true }
-            if step.progressed {
-                // A window read may turn out to be a frame the shield must stay above.
-                keepShieldAbove()
-                continue
+            // Nothing being read or placed (after a click, as a rule): no clock read, no step.
+            if tracker.isBusy {
+                let step = tracker.work(now: clock.now())
+                if step.changed { changed = true }
+                if step.progressed {
+                    // A window read may turn out to be a frame the shield must stay above.
+                    keepShieldAbove()
+                    continue
+                }
             }
             if changed {
                 changed = false
@@ -178,6 +178,9 @@ public final class X11Display: Display {
         }
     }
 
+    // Out of line: inlined into `nextInput`, its runtime exclusivity check of the tracker's
+    // windows would be hoisted to the top, and every click would pay for it.
+    @inline(never)
     private func keepShieldAbove() {
         guard interception == .shield else { return }
         shield?.keepAbove(stacking: tracker.stacking, mappedWindows: tracker.mapped, isFrame: tracker.isFrame,
