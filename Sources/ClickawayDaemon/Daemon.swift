@@ -34,9 +34,10 @@ public final class Daemon {
     var model: ClickModel
     var engine: DecisionEngine
     var rects = RectPopups()
-    /// Its deadline is asked for before every wait, so with no runtime exclusivity check:
-    /// RuntimePopups' methods change only itself, and call out to nothing that reaches back.
-    @exclusivity(unchecked) var runtime = RuntimePopups()
+    /// Exclusivity checked at run time, though its deadline is asked for before every wait:
+    /// its methods take closures from the daemon, and one that read it while it was being
+    /// changed (`freshName`) was caught by that check.
+    var runtime = RuntimePopups()
     /// `--backend`, which wins over `[settings] backend`.
     let backendOverride: Backend?
     /// Where the running configuration came from: the files, or (when they had errors at
