@@ -340,10 +340,12 @@ final class ProgramsRun {
 
             """.write(to: rc, atomically: true, encoding: .utf8)
         let ran = work.appendingPathComponent("jgmenu-ran").path
-        let (jgmenu, _) = try start("jgmenu",
-                                    "printf 'Item A,echo A > \(ran)\\nItem B,echo B > \(ran)\\n' | exec jgmenu --simple --config-file=\(rc.path)")
-        defer { jgmenu.stop() }
+        // Started once the popup is open, as rofi and dmenu are: the shield stays below the
+        // menus mapped after it, and covers what was there before.
         try withPopOpen("a click jgmenu took") {
+            let (jgmenu, _) = try start("jgmenu",
+                                        "printf 'Item A,echo A > \(ran)\\nItem B,echo B > \(ran)\\n' | exec jgmenu --simple --config-file=\(rc.path)")
+            defer { jgmenu.stop() }
             let menu = try awaitWindow("jgmenu's menu", of: jgmenu) { $0.properties.windowClass == "jgmenu" }
             try expectNotCoveredByTheShield(menu, "jgmenu")
             try click(menu.rect.x + 50, menu.rect.y + 48)
