@@ -248,7 +248,7 @@ public final class ControlServer {
 
     /// Whether requests read wait for a turn in the next pass.
     private var hasTurnsWaiting: Bool {
-        !ready.isEmpty && ready.contains { clients[$0.fd.rawValue] === $0 && $0.output.isEmpty && !$0.closeAfterWrite }
+        ready.contains { clients[$0.fd.rawValue] === $0 && $0.output.isEmpty && !$0.closeAfterWrite }
     }
 
     /// In line for a turn, when it has a line waiting and its replies have left.

@@ -3,7 +3,6 @@ internal import ClickawayControl
 internal import ClickawayCore
 internal import ClickawayJSON
 internal import ClickawaySystem
-internal import Glibc
 internal import Logging
 
 /// The models: built with the runtime popups off the loop and swapped in, and replaced by a

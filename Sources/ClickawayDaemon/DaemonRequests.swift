@@ -2,9 +2,6 @@ internal import ClickawayConfig
 internal import ClickawayControl
 internal import ClickawayCore
 internal import ClickawayJSON
-internal import ClickawaySystem
-internal import Glibc
-internal import Logging
 
 /// Control requests: each answered from memory at once, or once what it waits for is there
 /// (a reload, the display's sync or its answer about the pointer, a runtime popup's model).
