@@ -94,8 +94,10 @@ public final class WaylandDisplay: Display {
         readPrepared = true
         // A plain flush: a round trip now would wait for the read just announced.
         do { try client.connection.flush() } catch { broken = "\(error)" }
-        return (!clicks.isEmpty && treeAsked == nil) || changed || outputsChanged || (syncs.first?.canAdvance(sway) == true && treeAsked == nil)
-            || !grabProbes.isEmpty
+        // Clicks and syncs wait while sway's tree asked for before a press has not come.
+        let waitingForTree = treeAsked != nil
+        return changed || outputsChanged || !grabProbes.isEmpty
+            || (!waitingForTree && (!clicks.isEmpty || syncs.first?.canAdvance(sway) == true))
     }
 
     public func pollReturned(_ readiness: Readiness) {
@@ -344,8 +346,6 @@ public final class WaylandDisplay: Display {
         }
     }
 
-    /// One round trip: the compositor has handled every request sent before, and every event
-    /// it sent before is handled here; a second one for the requests those events caused.
     /// How long a sync waits for the compositor and sway's tree before it is refused.
     static let syncLimitMs: Int64 = 2000
 
@@ -406,8 +406,7 @@ public final class WaylandDisplay: Display {
     /// The overlay and its surfaces go with the connection.
     public func release() {}
 
-    /// No Wayland protocol tells one client about another's grab.
-    /// The compositor says nothing of other clients' grabs: answered at once, with none.
+    /// No Wayland protocol tells one client about another's grab: answered at once, with none.
     public func probePointerGrab(_ id: Int) { grabProbes.append(id) }
 
     public func status() -> DisplayStatus {

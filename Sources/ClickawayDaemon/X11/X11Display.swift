@@ -113,7 +113,7 @@ public final class X11Display: Display {
         if readAhead == nil { readAhead = x.pollQueuedEvent() }
         return readAhead != nil || changed || work
             || (!syncs.isEmpty && syncs.canAdvance(x: x, readsBusy: tracker.isBusy, now: MonotonicClock.milliseconds()))
-            || { collectGrabProbe(); return !grabAnswers.isEmpty }()
+            || hasGrabAnswer()
     }
 
     public func pollReturned(_ readiness: Readiness) { socketRead = false }
@@ -162,8 +162,7 @@ public final class X11Display: Display {
                 changed = false
                 return .changed
             }
-            collectGrabProbe()
-            if !grabAnswers.isEmpty {
+            if hasGrabAnswer() {
                 let answer = grabAnswers.removeFirst()
                 return .pointerGrab(answer.id, heldBy: answer.heldBy)
             }
@@ -478,18 +477,19 @@ public final class X11Display: Display {
         x.flush()
     }
 
-    /// The oldest grab probe's answer, if its reply has come (reading what the connection
-    /// holds, never waiting): held for `nextInput`.
-    private func collectGrabProbe() {
-        guard let probe = grabProbes.first else { return }
+    /// Whether a grab probe's answer waits for `nextInput`: the oldest probe's reply is taken
+    /// if it has come (reading what the connection holds, never waiting).
+    private func hasGrabAnswer() -> Bool {
+        guard let probe = grabProbes.first else { return !grabAnswers.isEmpty }
         let heldBy: String?
         switch x.poll(probe.reply) {
-        case .notYet: return
+        case .notYet: return !grabAnswers.isEmpty
         case .value(let refusal?) where refusal == .alreadyGrabbed || refusal == .frozen: heldBy = "\(refusal)"
         case .value, .failed: heldBy = nil
         }
         grabProbes.removeFirst()
         grabAnswers.append((probe.id, heldBy))
+        return true
     }
 
     public func status() -> DisplayStatus {
