@@ -67,6 +67,42 @@ struct ShieldModeTests {
         #expect(try !f.isIntercepting())
     }
 
+    /// Another program's menu mapped just after the popup, before the daemon has read the
+    /// popup's window and mapped the shield (the daemon stopped meanwhile, so both maps come
+    /// in one batch): it stays above the shield, as one mapped after the shield does. One
+    /// mapped before the popup is covered.
+    @Test func menuMappedJustAfterThePopupStaysAboveTheShield() throws {
+        let f = try DaemonFixture(config: Self.pop, backend: .shield)
+        try f.startDaemon()
+        let other = try TestClient(display: f.xvfb.display)
+        let earlier = try other.createWindow(at: Rect(x: 600, y: 100, width: 100, height: 100), overrideRedirect: true)
+        try f.sync()
+        let pid = try #require(f.daemon?.pid)
+        kill(pid, SIGSTOP)
+        let popup: TestWindow
+        let menu: TestWindow
+        do {
+            defer { kill(pid, SIGCONT) }
+            popup = try f.client.createWindow(at: Layout.popup, wmClass: WMClass(instance: "pop", windowClass: "Pop"))
+            menu = try other.createWindow(at: Rect(x: 600, y: 300, width: 100, height: 100), overrideRedirect: true)
+        }
+        try f.sync()
+        #expect(try f.openPopups() == ["pop"])
+        let shield = try #require(f.status()["shield"]?["window"]?.stringValue.flatMap { UInt32($0.dropFirst(2), radix: 16) })
+        let stacking = try f.client.connection.queryTree(f.client.connection.root).children
+        let at = { (w: UInt32) in try #require(stacking.firstIndex(of: w), "0x\(String(w, radix: 16)) is not a child of the root") }
+        #expect(try at(menu.id) > at(shield), "the menu mapped after the popup is below the shield")
+        #expect(try at(earlier.id) < at(shield), "the window mapped before the popup is above the shield")
+        #expect(try at(popup.id) < at(shield))
+
+        // A click on the menu reaches it and leaves the popup open.
+        try f.click(650, 350)
+        try other.drain()
+        #expect(other.presses(menu) == [Click(button: 1, x: 50, y: 50)])
+        #expect(f.client.deleteRequests(popup) == 0)
+        #expect(try f.openPopups() == ["pop"])
+    }
+
     @Test func shapeFollowsAMovingPopup() throws {
         let f = try DaemonFixture(config: Self.pop, backend: .shield)
         let under = try f.client.createWindow(at: Layout.background)

@@ -50,8 +50,10 @@ final class ShieldWindow {
         x.flush()
     }
 
-    /// Shows the shield with these holes while `active`, hides it otherwise.
-    func update(active: Bool, holes: [Rect]) {
+    /// Shows the shield with these holes while `active`, hides it otherwise. Mapped, it goes
+    /// above `stacking` but below `menusMapped()`: the override-redirect windows mapped since
+    /// the popup that maps it, which stay above it as those mapped later do.
+    func update(active: Bool, holes: [Rect], stacking: [WindowID] = [], menusMapped: () -> Set<WindowID> = { [] }) {
         guard active else {
             if mapped {
                 x.unmapWindow(window)
@@ -66,10 +68,14 @@ final class ShieldWindow {
             self.holes = holes
         }
         if !mapped {
+            menusAbove = menusMapped()
             x.mapWindow(window)
-            x.raiseWindow(window)
+            if let lowestMenu = stacking.first(where: menusAbove.contains) {
+                x.restackWindow(window, .below, lowestMenu)
+            } else {
+                x.raiseWindow(window)
+            }
             mapped = true
-            menusAbove = []
         }
     }
 

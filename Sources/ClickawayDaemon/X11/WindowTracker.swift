@@ -36,6 +36,11 @@ final class WindowTracker {
     private var matchedAtoms: [Atom] = []
     /// The mapped children of the root, each with whether it is override-redirect.
     private(set) var mapped: [WindowID: Bool] = [:]
+    /// When each mapped child of the root was mapped, counted in MapNotify events (those
+    /// mapped before the daemon started: 0): what the shield asks to keep the menus mapped
+    /// after a popup above it.
+    private var mapOrder: [WindowID: UInt64] = [:]
+    private var mapsSeen: UInt64 = 0
     /// Top-levels to look at (mapped, reparented to the root, a property changed: `toRead`)
     /// or to place again from what was read (a new model: `toPlace`); one that went
     /// meanwhile is skipped.
@@ -118,6 +123,7 @@ final class WindowTracker {
         watched = [:]
         watchedFor = [:]
         mapped = [:]
+        mapOrder = [:]
         for window in roster.stacking { enqueue(window) }
         _ = finishReads(now: now)
         settleFamilies(now: now)
@@ -328,11 +334,13 @@ final class WindowTracker {
             roster.stacking.removeAll { $0 == e.window }
             roster.closing.cancel(e.window)
             mapped[e.window] = nil
+            mapOrder[e.window] = nil
             dequeue(e.window)
             unwatch(e.window)
             return roster.forget(e.window)
         case .unmapNotify(let e) where e.event == x.root:
             mapped[e.window] = nil
+            mapOrder[e.window] = nil
             dequeue(e.window)
             unwatch(e.window)
             return roster.forget(e.window)
@@ -346,11 +354,14 @@ final class WindowTracker {
             return false
         case .mapNotify(let e) where e.event == x.root:
             mapped[e.window] = e.overrideRedirect
+            mapsSeen += 1
+            mapOrder[e.window] = mapsSeen
             enqueue(e.window)
             return false
         case .reparentNotify(let e) where e.event == x.root:
             roster.stacking.removeAll { $0 == e.window }
             mapped[e.window] = nil
+            mapOrder[e.window] = nil
             if e.parent == x.root {
                 roster.stacking.append(e.window)
                 enqueue(e.window)
@@ -398,6 +409,15 @@ final class WindowTracker {
     /// Whether `top` was seen to be a window manager's frame (i3's frames are override-redirect)
     /// rather than a menu, a launcher or a dropdown; false for a window not looked at yet.
     func isFrame(_ top: WindowID) -> Bool { seen[top].map { !$0.unmanagedOverrideRedirect } ?? false }
+
+    /// The override-redirect windows mapped after the first of the open popup instances: the
+    /// menus, launchers and dropdowns of other programs opened since a popup was. Read when
+    /// the shield maps, which may come a while after the popup's window (its read, a paced
+    /// settle) and must not cover what opened meanwhile.
+    func overrideRedirectMappedSinceOpenInstances() -> Set<WindowID> {
+        guard let since = roster.instanceKeys.map({ mapOrder[$0] ?? 0 }).min() else { return [] }
+        return Set(mapOrder.compactMap { window, order in order > since && mapped[window] == true && !isFrame(window) ? window : nil })
+    }
 
     /// The keys of the open popup instances (not their family's windows).
     private func openInstanceKeys() -> Set<WindowID> { roster.instanceKeys }

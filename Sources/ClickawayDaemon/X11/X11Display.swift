@@ -340,7 +340,8 @@ public final class X11Display: Display {
         var notices = interception == .grab ? grabOnRoot() : []
         // Also right after `auto` fell back to it.
         if interception == .shield, let shield {
-            shield.update(active: wanted.active || shieldHoldsAClick, holes: wanted.active ? engine.holes(in: screen) : [])
+            shield.update(active: wanted.active || shieldHoldsAClick, holes: wanted.active ? engine.holes(in: screen) : [],
+                          stacking: tracker.stacking, menusMapped: tracker.overrideRedirectMappedSinceOpenInstances)
             grabOverShield()
         }
         let wantsEscape = (showTakesEscape && interception == .grab) || engine.open.contains { popups[Int($0.popup)].escape }
