@@ -80,6 +80,59 @@ import Testing
         #expect(r[1] == nil)
     }
 
+    /// What `openInstances` and `windowAreas` answer, worked out from the entries as they
+    /// are: the roster keeps both as windows come, move and go, and must answer the same.
+    static func expectedOpen(_ r: WindowRoster<Bool>) -> [PopupInstance] {
+        r.stacking.compactMap { key in
+            guard let e = r[key], let popup = e.roles.popup, !r.closing.contains(e.window) else { return nil }
+            return PopupInstance(popup: popup, rect: e.rect, openedAt: e.openedAt, id: .window(e.window))
+        }
+    }
+
+    static func expectedAreas(_ r: WindowRoster<Bool>) -> [String] {
+        var areas: [Area] = []
+        for e in r.entries.values {
+            if let family = e.family, let popup = r.popupOf(window: family) {
+                areas.append(Area(kind: .member(of: .window(family), popup: popup, window: e.window), rect: e.rect))
+            }
+            for popup in e.roles.anchors { areas.append(Area(kind: .anchor(popup: popup), rect: e.rect)) }
+            if e.roles.excluded { areas.append(Area(kind: .exclusion, rect: e.rect)) }
+        }
+        return areas.map { "\($0)" }.sorted()
+    }
+
+    /// Windows mapped, changed, moved, restacked, closing and gone in random order (seeded:
+    /// a failure names its seed and step), the answers asked after each change.
+    @Test(arguments: 0..<40) func answersFollowEveryChangeAsIfWorkedOutAfresh(seed: UInt64) {
+        var g = SplitMix64(seed: seed)
+        let r = roster()
+        let classes = ["Menu", "Term", "Bar", "Keyboard", "Other"]
+        func rect() -> Rect { Rect(x: Int32(g.next() % 50), y: Int32(g.next() % 50), width: 10, height: 10) }
+        for step in 0..<300 {
+            let key = UInt32(g.next() % 12) + 1
+            switch g.next() % 9 {
+            case 0, 1, 2:
+                let window = key * 10 + UInt32(g.next() % 2)
+                let owner = g.next() % 3 == 0 ? Optional(UInt32(g.next() % 12 + 1) * 10) : nil
+                r.update(key, window: window, rect: rect(), properties: WindowMatch.Properties(windowClass: classes[Int(g.next() % 5)]),
+                         details: true, family: owner == window ? nil : owner, now: Int64(step))
+            case 3: _ = r.move(key, to: rect())
+            case 4: r.forget(key)
+            case 5: r.stackOnTop(key)
+            case 6: r.unstack(key)
+            case 7: r.restack(key, above: UInt32(g.next() % 13))
+            default:
+                let window = key * 10
+                if g.next() % 2 == 0 { r.closing.mark(window, now: 0) } else { r.closing.cancel(window) }
+            }
+            guard r.openInstances() == Self.expectedOpen(r), r.windowAreas().map({ "\($0)" }).sorted() == Self.expectedAreas(r) else {
+                Issue.record(Comment(rawValue: "seed \(seed), step \(step): open \(r.openInstances()) (expected \(Self.expectedOpen(r))), "
+                                         + "areas \(r.windowAreas()) (expected \(Self.expectedAreas(r)))"))
+                return
+            }
+        }
+    }
+
     @Test func windowsAreWrittenAsTheirDisplayWritesThem() {
         #expect(roster().describe(0x1a00003) == "0x1a00003")
         #expect(WindowRoster<Int32>(model: Self.model, naming: .decimal, logger: Logger(label: "t")).describe(42) == "42")
@@ -105,5 +158,18 @@ import Testing
         #expect(closing.nextDeadline == nil)
         let late = closing.expire(now: 10_000)
         #expect(late.isEmpty)
+    }
+}
+
+/// A seeded generator: the same seed, the same windows.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

@@ -51,17 +51,25 @@ public final class WindowRoster<Details>: WindowSource {
     private let logger: Logger
     private let naming: Naming
     /// The windows that play a role, by the key the display stacks them by.
-    public private(set) var entries: [UInt32: Entry] = [:] {
-        didSet { openCache = nil; areasCache = nil }
-    }
+    public private(set) var entries: [UInt32: Entry] = [:]
     /// Keys bottom to top; may hold windows with no entry (all the X root's children).
-    public var stacking: [UInt32] = [] {
-        didSet { openCache = nil }
+    /// Replaced whole here; a window created, gone or restacked goes through `stackOnTop`,
+    /// `unstack` and `restack`, which cost the open instances nothing unless it is one.
+    public var stacking: [UInt32] {
+        get { order }
+        set {
+            order = newValue
+            openCache = nil
+        }
     }
+    private var order: [UInt32] = []
     /// Asked for its deadline before every wait of the loop, so with no runtime exclusivity
     /// check: ClosingWindows' methods change only itself.
     @exclusivity(unchecked) public var closing = ClosingWindows() {
-        didSet { openCache = nil; areasCache = nil }
+        didSet {
+            // Every window mapped or gone cancels its closing: most had none.
+            if closing != oldValue { openCache = nil; areasCache = nil }
+        }
     }
     /// The key of each entry by its window (`entry(forWindow:)`).
     private var keyOfWindow: [UInt32: UInt32] = [:]
@@ -73,9 +81,16 @@ public final class WindowRoster<Details>: WindowSource {
     /// `openInstances` gives them: what it looks for in `stacking`.
     private var popupInstances: [UInt32: PopupInstance] = [:]
     /// What `openInstances` and `windowAreas` last answered, until something they depend on
-    /// changes: a refresh after a batch of windows that play no role costs nothing here.
+    /// changes: a refresh after a batch of windows that play no role costs nothing here, and
+    /// one after windows that are only anchors or exclusions does not look at the popups.
     private var openCache: [PopupInstance]?
     private var areasCache: [Area]?
+    /// The anchor and exclusion areas of every entry, kept as entries come, move and go (a
+    /// burst of excluded windows costs each one its own areas, not a pass over all), with
+    /// the entry each belongs to and, by entry, where its areas are.
+    private var ownAreas: [Area] = []
+    private var ownAreaKeys: [UInt32] = []
+    private var ownAreaSlots: [UInt32: [Int]] = [:]
 
     public init(model: ClickModel, naming: Naming, logger: Logger) {
         self.model = model
@@ -128,10 +143,51 @@ public final class WindowRoster<Details>: WindowSource {
 
     /// The window at `key` moved or was resized.
     public func move(_ key: UInt32, to rect: Rect) -> Bool {
-        guard entries[key] != nil else { return false }
+        guard let entry = entries[key] else { return false }
         entries[key]?.rect = rect
-        popupInstances[key]?.rect = rect
+        if popupInstances[key] != nil {
+            popupInstances[key]?.rect = rect
+            openCache = nil
+        }
+        if let slots = ownAreaSlots[key] {
+            for slot in slots { ownAreas[slot].rect = rect }
+            areasCache = nil
+        }
+        if entry.family != nil { areasCache = nil }
         return true
+    }
+
+    // MARK: - Stacking
+
+    /// A window created on top of the others.
+    public func stackOnTop(_ key: UInt32) {
+        order.removeAll { $0 == key }
+        order.append(key)
+        stackingMoved(key)
+    }
+
+    /// A window gone (destroyed, reparented away).
+    public func unstack(_ key: UInt32) {
+        order.removeAll { $0 == key }
+        stackingMoved(key)
+    }
+
+    /// A window restacked just above `sibling` (0: at the bottom; one not known: on top).
+    public func restack(_ key: UInt32, above sibling: UInt32) {
+        guard let from = order.firstIndex(of: key) else { return }
+        order.remove(at: from)
+        if sibling == 0 {
+            order.insert(key, at: 0)
+        } else if let below = order.firstIndex(of: sibling) {
+            order.insert(key, at: below + 1)
+        } else {
+            order.append(key)
+        }
+        stackingMoved(key)
+    }
+
+    private func stackingMoved(_ key: UInt32) {
+        if popupInstances[key] != nil { openCache = nil }
     }
 
     /// Forgets the window at `key` (gone, unmapped, no role any more); returns whether it had one.
@@ -168,12 +224,32 @@ public final class WindowRoster<Details>: WindowSource {
     /// The entry whose window is `window`.
     public func entry(forWindow window: UInt32) -> Entry? { keyOfWindow[window].flatMap { entries[$0] } }
 
+    /// Files an entry set at `key` where the questions about it look (and what their answers
+    /// were built from goes stale); `unindex` takes it out again.
     private func index(_ key: UInt32, _ entry: Entry) {
         keyOfWindow[entry.window] = key
-        if let family = entry.family { familyKeys[family, default: []].insert(key) }
+        if let family = entry.family {
+            familyKeys[family, default: []].insert(key)
+            areasCache = nil
+        }
         if let popup = entry.roles.popup {
             popupInstances[key] = PopupInstance(popup: popup, rect: entry.rect, openedAt: entry.openedAt, id: .window(entry.window))
             if entry.family == nil { instanceKeys.insert(key) }
+            // A popup's window is also what its family's areas and `popupOf` answer by.
+            openCache = nil
+            areasCache = nil
+        }
+        var slots: [Int] = []
+        func add(_ kind: Area.Kind) {
+            slots.append(ownAreas.count)
+            ownAreas.append(Area(kind: kind, rect: entry.rect))
+            ownAreaKeys.append(key)
+        }
+        for popup in entry.roles.anchors { add(.anchor(popup: popup)) }
+        if entry.roles.excluded { add(.exclusion) }
+        if !slots.isEmpty {
+            ownAreaSlots[key] = slots
+            areasCache = nil
         }
     }
 
@@ -182,9 +258,28 @@ public final class WindowRoster<Details>: WindowSource {
         if let family = entry.family {
             familyKeys[family]?.remove(key)
             if familyKeys[family]?.isEmpty == true { familyKeys[family] = nil }
+            areasCache = nil
         }
-        popupInstances[key] = nil
+        if popupInstances.removeValue(forKey: key) != nil {
+            openCache = nil
+            areasCache = nil
+        }
         instanceKeys.remove(key)
+        if let slots = ownAreaSlots.removeValue(forKey: key) {
+            // The last area fills each hole, from the highest down so the lower ones stay put.
+            for slot in slots.sorted(by: >) {
+                let last = ownAreas.count - 1
+                if slot != last {
+                    let moved = ownAreaKeys[last]
+                    ownAreas[slot] = ownAreas[last]
+                    ownAreaKeys[slot] = moved
+                    if let i = ownAreaSlots[moved]?.firstIndex(of: last) { ownAreaSlots[moved]?[i] = slot }
+                }
+                ownAreas.removeLast()
+                ownAreaKeys.removeLast()
+            }
+            areasCache = nil
+        }
     }
 
     // MARK: - WindowSource
@@ -194,7 +289,7 @@ public final class WindowRoster<Details>: WindowSource {
         var open: [PopupInstance] = []
         if !popupInstances.isEmpty {
             open.reserveCapacity(popupInstances.count)
-            for key in stacking {
+            for key in order {
                 guard let instance = popupInstances[key], !closing.contains(instance.id.window ?? 0) else { continue }
                 open.append(instance)
             }
@@ -205,13 +300,13 @@ public final class WindowRoster<Details>: WindowSource {
 
     public func windowAreas() -> [Area] {
         if let areasCache { return areasCache }
-        var areas: [Area] = []
-        for entry in entries.values {
-            if let family = entry.family, let popup = popupOf(window: family) {
+        var areas = ownAreas
+        for (family, keys) in familyKeys {
+            guard let popup = popupOf(window: family) else { continue }
+            for key in keys {
+                guard let entry = entries[key] else { continue }
                 areas.append(Area(kind: .member(of: .window(family), popup: popup, window: entry.window), rect: entry.rect))
             }
-            for popup in entry.roles.anchors { areas.append(Area(kind: .anchor(popup: popup), rect: entry.rect)) }
-            if entry.roles.excluded { areas.append(Area(kind: .exclusion, rect: entry.rect)) }
         }
         areasCache = areas
         return areas
@@ -234,7 +329,7 @@ public final class WindowRoster<Details>: WindowSource {
 
 /// Windows asked to close and not gone yet: they no longer count as open, unless still
 /// there `timeoutMs` later (the program ignored the request, or the command failed).
-public struct ClosingWindows: Sendable {
+public struct ClosingWindows: Equatable, Sendable {
     private var deadlines: [UInt32: Int64] = [:]
     public static let timeoutMs: Int64 = 2000
 

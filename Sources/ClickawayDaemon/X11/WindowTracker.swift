@@ -327,11 +327,10 @@ final class WindowTracker {
     private func applyToRoster(_ event: XEvent, now: Int64) -> Bool {
         switch event {
         case .createNotify(let e) where e.parent == x.root:
-            roster.stacking.removeAll { $0 == e.window }
-            roster.stacking.append(e.window)
+            roster.stackOnTop(e.window)
             return false
         case .destroyNotify(let e):
-            roster.stacking.removeAll { $0 == e.window }
+            roster.unstack(e.window)
             roster.closing.cancel(e.window)
             mapped[e.window] = nil
             mapOrder[e.window] = nil
@@ -359,19 +358,19 @@ final class WindowTracker {
             enqueue(e.window)
             return false
         case .reparentNotify(let e) where e.event == x.root:
-            roster.stacking.removeAll { $0 == e.window }
             mapped[e.window] = nil
             mapOrder[e.window] = nil
             if e.parent == x.root {
-                roster.stacking.append(e.window)
+                roster.stackOnTop(e.window)
                 enqueue(e.window)
                 return false
             }
+            roster.unstack(e.window)
             dequeue(e.window)
             unwatch(e.window)
             return roster.forget(e.window)
         case .configureNotify(let e) where e.event == x.root:
-            restack(e.window, above: e.aboveSibling)
+            roster.restack(e.window, above: e.aboveSibling)
             let border = Int32(e.borderWidth)
             let rect = Rect(x: e.rect.x, y: e.rect.y, width: e.rect.width + 2 * border, height: e.rect.height + 2 * border)
             seen[e.window]?.rect = rect
@@ -486,18 +485,6 @@ final class WindowTracker {
     }
 
     // MARK: -
-
-    private func restack(_ window: WindowID, above sibling: WindowID) {
-        guard let from = roster.stacking.firstIndex(of: window) else { return }
-        roster.stacking.remove(at: from)
-        if sibling == 0 {
-            roster.stacking.insert(window, at: 0)
-        } else if let below = roster.stacking.firstIndex(of: sibling) {
-            roster.stacking.insert(window, at: below + 1)
-        } else {
-            roster.stacking.append(window)
-        }
-    }
 
     /// Stops following the properties of a top-level that is gone, unmapped or reparented.
     private func unwatch(_ top: WindowID) {
