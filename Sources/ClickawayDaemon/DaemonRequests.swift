@@ -54,6 +54,7 @@ extension Daemon {
             guard control.subscribe(origin.client) else {
                 throw Refusal("\(ControlServer.maxMonitors) monitors are connected already; close one first")
             }
+            monitor.listen(engine.open, windows: display.windows, describe: openPopup)
             control.send(ControlReply.ok().text, to: origin.client)
             return .null
         }

@@ -7,8 +7,10 @@ internal import ClickawayJSON
 struct MonitorFeed {
     let control: ControlServer
     /// The open popups last announced, by instance, as they were described then: a reload
-    /// may rename or remove their popups.
+    /// may rename or remove their popups. Kept only while some client listens (`listening`):
+    /// with none, a burst of popup windows costs nothing here.
     private var announced: [InstanceID: Announced] = [:]
+    private var listening = false
 
     private struct Announced {
         var popup: OpenPopup
@@ -28,6 +30,11 @@ struct MonitorFeed {
     /// is looked up, not described again unless its family changed, and what closed is
     /// looked for only when some did (a refresh with two thousand popups open writes nothing).
     mutating func announce(_ open: [PopupInstance], windows: any WindowSource, describe: (PopupInstance) -> OpenPopup) {
+        guard control.hasSubscribers else {
+            (announced, listening) = ([:], false)
+            return
+        }
+        guard listening else { return listen(open, windows: windows, describe: describe) }
         var stillOpen = 0
         /// In `open`'s order: each new instance (`opened`) or one whose family changed (`family`).
         var events: [(id: InstanceID, opened: Bool)] = []
@@ -57,6 +64,16 @@ struct MonitorFeed {
         for (id, isNew) in events {
             let popup = announced[id]!.popup
             send(isNew ? .opened(popup) : .family(popup))
+        }
+    }
+
+    /// A client subscribed (its request settled first): what is open now counts as
+    /// announced, so that it hears of what changes from here on and nothing before.
+    mutating func listen(_ open: [PopupInstance], windows: any WindowSource, describe: (PopupInstance) -> OpenPopup) {
+        guard !listening else { return }
+        listening = true
+        for o in open {
+            announced[o.id] = Announced(popup: describe(o), members: o.id.window.map(windows.familyMembers(of:)) ?? [])
         }
     }
 }

@@ -64,6 +64,30 @@ import Testing
         #expect(d.display.takeEffects().contains(.closed(window: 3, popup: "menu")))
     }
 
+    // MARK: - Monitors
+
+    /// With nobody listening the daemon keeps no record of what it announced; a monitor that
+    /// subscribes hears of what changes from then on: what closes of what was open before,
+    /// what opens after, and nothing twice.
+    @Test func aMonitorHearsWhatChangesAfterItSubscribedAndNothingBefore() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu") + Self.popup("sub", class: "Sub"))
+        d.display.map(1, class: "Menu", at: Self.menuRect)
+        d.step()
+        #expect(d.daemon.openNames == ["menu"])
+        let monitor = try d.connect()
+        try monitor.send(#"{"request":"monitor"}"#)
+        #expect(try monitor.reply(from: d, to: "monitor").contains(#""ok":true"#))
+        d.display.map(2, class: "Sub", at: Self.subRect)
+        d.step()
+        d.display.unmap(1)
+        d.step()
+        _ = try d.request(#"{"request":"sync"}"#)
+        var events: [String] = []
+        while let line = monitor.line() { events.append(line) }
+        let names = events.compactMap { try? JSON.parse($0) }.map { "\($0["event"]?.stringValue ?? "?") \($0["popup"]?.stringValue ?? "?")" }
+        #expect(names == ["opened sub", "closed menu"], "\(events)")
+    }
+
     // MARK: - Clicks
 
     @Test func anOutsideClickIsAnsweredFirstThenThePopupClosedThenTheInterceptionEnds() throws {
