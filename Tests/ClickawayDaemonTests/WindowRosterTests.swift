@@ -120,7 +120,12 @@ import Testing
             case 4: r.forget(key)
             case 5: r.stackOnTop(key)
             case 6: r.unstack(key)
-            case 7: r.restack(key, above: UInt32(g.next() % 13))
+            case 7:
+                if g.next() % 8 == 0 {
+                    r.stacking.shuffle(using: &g)
+                } else {
+                    r.restack(key, above: UInt32(g.next() % 13))
+                }
             default:
                 let window = key * 10
                 if g.next() % 2 == 0 { r.closing.mark(window, now: 0) } else { r.closing.cancel(window) }
@@ -128,6 +133,22 @@ import Testing
             guard r.openInstances() == Self.expectedOpen(r), r.windowAreas().map({ "\($0)" }).sorted() == Self.expectedAreas(r) else {
                 Issue.record(Comment(rawValue: "seed \(seed), step \(step): open \(r.openInstances()) (expected \(Self.expectedOpen(r))), "
                                          + "areas \(r.windowAreas()) (expected \(Self.expectedAreas(r)))"))
+                return
+            }
+        }
+    }
+
+    /// Windows restacked again and again into the same gap: the numbers that keep the open
+    /// popups in order run out of halves, and are drawn afresh.
+    @Test func popupsStayInOrderThroughManyRestacksInOnePlace() {
+        let r = roster()
+        for key: UInt32 in 1...3 { r.update(key, window: key * 10, rect: Self.rect, properties: Self.term, details: true, now: 0) }
+        // Above window 9 (no popup), so that the gap is between 1 and 2, not near 0.
+        r.stacking = [9, 1, 2, 3]
+        for i in 0..<200 {
+            r.restack(i % 2 == 0 ? 3 : 2, above: 1)
+            guard r.openInstances() == Self.expectedOpen(r) else {
+                Issue.record("restack \(i): \(r.openInstances().map(\.id)), the stacking \(r.stacking)")
                 return
             }
         }

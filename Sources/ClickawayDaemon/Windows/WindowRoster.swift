@@ -59,10 +59,14 @@ public final class WindowRoster<Details>: WindowSource {
         get { order }
         set {
             order = newValue
+            stacked.renumber(order, instances: popupInstances)
             openCache = nil
         }
     }
     private var order: [UInt32] = []
+    /// The popup instances in the order of `order`, kept as windows are stacked and popups
+    /// open and close (`openInstances`).
+    private var stacked = StackedInstances()
     /// Asked for its deadline before every wait of the loop, so with no runtime exclusivity
     /// check: ClosingWindows' methods change only itself.
     @exclusivity(unchecked) public var closing = ClosingWindows() {
@@ -147,6 +151,7 @@ public final class WindowRoster<Details>: WindowSource {
         entries[key]?.rect = rect
         if popupInstances[key] != nil {
             popupInstances[key]?.rect = rect
+            stacked.set(key, popupInstances[key])
             openCache = nil
         }
         if let slots = ownAreaSlots[key] {
@@ -163,12 +168,14 @@ public final class WindowRoster<Details>: WindowSource {
     public func stackOnTop(_ key: UInt32) {
         order.removeAll { $0 == key }
         order.append(key)
+        stacked.stackOnTop(key, popupInstances[key])
         stackingMoved(key)
     }
 
     /// A window gone (destroyed, reparented away).
     public func unstack(_ key: UInt32) {
         order.removeAll { $0 == key }
+        stacked.unstack(key)
         stackingMoved(key)
     }
 
@@ -176,13 +183,9 @@ public final class WindowRoster<Details>: WindowSource {
     public func restack(_ key: UInt32, above sibling: UInt32) {
         guard let from = order.firstIndex(of: key) else { return }
         order.remove(at: from)
-        if sibling == 0 {
-            order.insert(key, at: 0)
-        } else if let below = order.firstIndex(of: sibling) {
-            order.insert(key, at: below + 1)
-        } else {
-            order.append(key)
-        }
+        let to = sibling == 0 ? 0 : order.firstIndex(of: sibling).map { $0 + 1 } ?? order.count
+        order.insert(key, at: to)
+        stacked.restacked(key, at: to, in: order, popupInstances)
         stackingMoved(key)
     }
 
@@ -234,6 +237,7 @@ public final class WindowRoster<Details>: WindowSource {
         }
         if let popup = entry.roles.popup {
             popupInstances[key] = PopupInstance(popup: popup, rect: entry.rect, openedAt: entry.openedAt, id: .window(entry.window))
+            stacked.set(key, popupInstances[key])
             if entry.family == nil { instanceKeys.insert(key) }
             // A popup's window is also what its family's areas and `popupOf` answer by.
             openCache = nil
@@ -261,6 +265,7 @@ public final class WindowRoster<Details>: WindowSource {
             areasCache = nil
         }
         if popupInstances.removeValue(forKey: key) != nil {
+            stacked.set(key, nil)
             openCache = nil
             areasCache = nil
         }
@@ -287,12 +292,9 @@ public final class WindowRoster<Details>: WindowSource {
     public func openInstances() -> [PopupInstance] {
         if let openCache { return openCache }
         var open: [PopupInstance] = []
-        if !popupInstances.isEmpty {
-            open.reserveCapacity(popupInstances.count)
-            for key in order {
-                guard let instance = popupInstances[key], !closing.contains(instance.id.window ?? 0) else { continue }
-                open.append(instance)
-            }
+        open.reserveCapacity(stacked.sorted.count)
+        for (_, instance) in stacked.sorted where closing.isEmpty || !closing.contains(instance.id.window ?? 0) {
+            open.append(instance)
         }
         openCache = open
         return open
@@ -327,10 +329,86 @@ public final class WindowRoster<Details>: WindowSource {
     }
 }
 
+/// The popup instances of the windows in a stacking order, kept in that order as windows are
+/// stacked and instances come and go. Each key in the order has a stamp that sorts as the
+/// order does: a window put on top takes the next whole number, one restacked between two the
+/// number halfway (all are numbered again when halves run out), and the instances stay sorted
+/// by their key's stamp. A burst of popup windows costs each one a binary search, not a pass
+/// over every window on screen, and the answer is the instances as they lie.
+struct StackedInstances {
+    private var stamps: [UInt32: Double] = [:]
+    private var top: Double = 0
+    private(set) var sorted: [(stamp: Double, instance: PopupInstance)] = []
+
+    /// A new order, numbered afresh.
+    mutating func renumber(_ order: [UInt32], instances: [UInt32: PopupInstance]) {
+        stamps = Dictionary(order.enumerated().map { ($1, Double($0)) }) { $1 }
+        top = Double(order.count)
+        sorted = instances.compactMap { key, instance in stamps[key].map { ($0, instance) } }.sorted { $0.stamp < $1.stamp }
+    }
+
+    mutating func stackOnTop(_ key: UInt32, _ instance: PopupInstance?) {
+        unstack(key)
+        top += 1
+        stamps[key] = top
+        if let instance { sorted.append((top, instance)) }
+    }
+
+    mutating func unstack(_ key: UInt32) {
+        guard let stamp = stamps.removeValue(forKey: key) else { return }
+        if let i = index(of: stamp) { sorted.remove(at: i) }
+    }
+
+    /// `key` was moved to `index` in `order`.
+    mutating func restacked(_ key: UInt32, at index: Int, in order: [UInt32], _ instances: [UInt32: PopupInstance]) {
+        unstack(key)
+        let below = index > 0 ? stamps[order[index - 1]] : nil
+        let above = index + 1 < order.count ? stamps[order[index + 1]] : nil
+        let stamp = switch (below, above) {
+        case let (below?, above?): (below + above) / 2
+        case let (below?, nil): below + 1
+        case let (nil, above?): above - 1
+        case (nil, nil): top + 1
+        }
+        if let below, stamp <= below { return renumber(order, instances: instances) }
+        if let above, stamp >= above { return renumber(order, instances: instances) }
+        top = max(top, stamp)
+        stamps[key] = stamp
+        if let instance = instances[key] { sorted.insert((stamp, instance), at: lowerBound(stamp)) }
+    }
+
+    /// The instance at `key` is now `instance` (nil: none).
+    mutating func set(_ key: UInt32, _ instance: PopupInstance?) {
+        guard let stamp = stamps[key] else { return }
+        switch (index(of: stamp), instance) {
+        case let (i?, instance?): sorted[i].instance = instance
+        case let (i?, nil): sorted.remove(at: i)
+        case let (nil, instance?): sorted.insert((stamp, instance), at: lowerBound(stamp))
+        case (nil, nil): break
+        }
+    }
+
+    private func lowerBound(_ stamp: Double) -> Int {
+        var (low, high) = (0, sorted.count)
+        while low < high {
+            let mid = (low + high) / 2
+            if sorted[mid].stamp < stamp { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    private func index(of stamp: Double) -> Int? {
+        let i = lowerBound(stamp)
+        return i < sorted.count && sorted[i].stamp == stamp ? i : nil
+    }
+}
+
 /// Windows asked to close and not gone yet: they no longer count as open, unless still
 /// there `timeoutMs` later (the program ignored the request, or the command failed).
 public struct ClosingWindows: Equatable, Sendable {
     private var deadlines: [UInt32: Int64] = [:]
+
+    public var isEmpty: Bool { deadlines.isEmpty }
     public static let timeoutMs: Int64 = 2000
 
     public init() {}
