@@ -160,6 +160,9 @@ extension XConnection {
         ]
     }
 
+    /// WM_CLASS among the replies of `sendWindowProperties`: nil when the window has none.
+    public func wmClass(in replies: [PropertyValue?]) -> WMClass? { replies[0].flatMap(wmClass(from:)) }
+
     /// The window type atoms among the replies of `sendWindowProperties`: their names are
     /// needed before `properties(of:from:names:)`.
     public func windowTypeAtoms(_ replies: [PropertyValue?]) -> [Atom] { replies[3]?.words ?? [] }
@@ -167,7 +170,7 @@ extension XConnection {
     /// The properties of `window` from the replies of `sendWindowProperties`, the window
     /// types named by `names` (GetAtomName's answers for `windowTypeAtoms`).
     public func properties(of window: WindowID, from replies: [PropertyValue?], names: [Atom: String]) -> WindowMatch.Properties {
-        let wmClass = replies[0].flatMap(wmClass(from:))
+        let wmClass = wmClass(in: replies)
         let types = windowTypeAtoms(replies).map { names[$0].map(Self.windowTypeName) ?? "" }
         return WindowMatch.Properties(
             windowClass: wmClass?.windowClass, instance: wmClass?.instance,

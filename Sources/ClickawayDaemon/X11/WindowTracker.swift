@@ -278,8 +278,18 @@ final class WindowTracker {
         }
     }
 
+    /// Asks at once what a top-level that is its own client needs (a window with no window
+    /// manager, a menu, a window manager that does not reparent): one round trip, not five.
+    /// Under a reparenting window manager the client's part is asked again of the client found.
     private func start(_ top: WindowID) {
-        let read = WindowRead(top: top, stage: .attributes(Batch([x.sendGetWindowAttributes(top)])))
+        if watched[top] == nil {
+            x.watchProperties(top)
+            watched[top] = top
+            watchedFor[top, default: []].append(top)
+        }
+        let read = WindowRead(top: top, stage: .first(First(
+            attributes: Batch([x.sendGetWindowAttributes(top)]), wmState: Batch([x.sendHasWMState(top)]),
+            tree: Batch([x.sendQueryTree(top)]), details: Details(client: top, managed: false, top: top, x: x))))
         reads[top] = read
         readOrder.append(top)
     }
@@ -503,12 +513,14 @@ final class WindowTracker {
     // MARK: - Reading a window
 
     /// Where a read stands: what it asked, and what it learned so far. Looking at a top-level
-    /// window: its attributes, then its client (`ClientSearch`: WM_STATE level by level, the
-    /// children of each level, down to `XConnection.clientSearchDepth`; else WM_CLASS on the
-    /// top-level), then the client's properties, the top-level's rectangle and the client's
-    /// WM_PROTOCOLS together, then the names of window type atoms not met before.
+    /// window: its attributes, its WM_STATE, its children and its own details at once
+    /// (`First`), then, when it has children and no WM_STATE, its client (`ClientSearch`:
+    /// WM_STATE level by level, the children of each level, down to
+    /// `XConnection.clientSearchDepth`; else WM_CLASS on the top-level) and the client's
+    /// properties, the top-level's rectangle and the client's WM_PROTOCOLS together, then the
+    /// names of window type atoms not met before.
     fileprivate enum Stage {
-        case attributes(Batch<WindowAttributes>)
+        case first(First)
         case wmState(depth: Int, level: [WindowID], searched: [WindowID], Batch<Bool>)
         case tree(depth: Int, searched: [WindowID], Batch<[WindowID]>)
         case ownClass(searched: [WindowID], Batch<WMClass?>)
@@ -516,9 +528,30 @@ final class WindowTracker {
         case typeNames(Details, atoms: [Atom], Batch<String>)
     }
 
+    /// The first requests about a top-level: its attributes, whether it carries WM_STATE, its
+    /// children, and what its client's details would be if it were its own client.
+    fileprivate struct First {
+        let attributes: Batch<WindowAttributes>
+        let wmState: Batch<Bool>
+        let tree: Batch<[WindowID]>
+        let details: Details
+
+        func collect(_ x: XConnection, wait: Bool) -> Bool {
+            attributes.collect(x, wait: wait) && wmState.collect(x, wait: wait) && tree.collect(x, wait: wait)
+                && details.collect(x, wait: wait)
+        }
+
+        func discard(_ x: XConnection) {
+            attributes.discard(x)
+            wmState.discard(x)
+            tree.discard(x)
+            details.discard(x)
+        }
+    }
+
     fileprivate final class Details {
         let client: WindowID
-        let managed: Bool
+        var managed: Bool
         let properties: Batch<PropertyValue?>
         let geometry: Batch<WindowGeometry>
         let origin: Batch<(x: Int32, y: Int32)>
@@ -567,14 +600,28 @@ final class WindowTracker {
         let top = read.top
         do throws(XError) {
             switch read.stage {
-            case .attributes(let batch):
-                let attributes = try batch.results[0].get()
+            case .first(let first):
+                let attributes = try first.attributes.results[0].get()
                 guard attributes.mapState == .viewable else { return .finished(changed: false) }
                 mapped[top] = attributes.overrideRedirect
                 guard attributes.windowClass == .inputOutput || attributes.overrideRedirect else { return .finished(changed: false) }
                 read.attributes = attributes
                 read.wasInstance = isInstance(top)
-                searchLevel([top], depth: 0, searched: [], read)
+                // The search's first level, answered: WM_STATE on the top-level, else its
+                // children are the next level, else it is its own client (`ownClient`).
+                let managed = try first.wmState.results[0].get()
+                let children = managed ? [] : try first.tree.results[0].get()
+                if !children.isEmpty {
+                    searchLevel(children.reversed(), depth: 1, searched: [top], read)
+                    return .sent
+                }
+                let values = try first.details.values()
+                let ownClient = managed || attributes.overrideRedirect || x.wmClass(in: values) != nil
+                first.details.managed = managed
+                let search = found(ownClient ? top : nil, managed: managed, searched: [top], read, details: first.details)
+                guard case .sent = search else { return search }
+                // Its replies are in: on to the details at once.
+                return advance(read, wait: wait, now: now)
             case .wmState(let depth, let level, var searched, let batch):
                 var hasState: [Bool] = []
                 for result in batch.results { hasState.append(try unlessGone(depth > 0, result) ?? false) }
@@ -634,15 +681,17 @@ final class WindowTracker {
         return .sent
     }
 
-    /// The client search is over: follow what may change the answer, and read the client.
-    private func found(_ client: WindowID?, managed: Bool, searched: [WindowID], _ read: WindowRead) -> Advance {
+    /// The client search is over: follow what may change the answer, and read the client
+    /// (`details`: already asked).
+    private func found(_ client: WindowID?, managed: Bool, searched: [WindowID], _ read: WindowRead,
+                       details: Details? = nil) -> Advance {
         let top = read.top
         watch(managed ? client.map { [$0] } ?? [] : searched, for: top)
         guard let client else {
             setSeen(top, nil)
             return .finished(changed: roster.forget(top))
         }
-        read.stage = .details(Details(client: client, managed: managed, top: top, x: x))
+        read.stage = .details(details ?? Details(client: client, managed: managed, top: top, x: x))
         return .sent
     }
 
@@ -694,7 +743,7 @@ private final class WindowRead {
     /// Collects the replies of the current stage that have come; whether all have.
     func collect(_ x: XConnection, wait: Bool) -> Bool {
         switch stage {
-        case .attributes(let b): b.collect(x, wait: wait)
+        case .first(let f): f.collect(x, wait: wait)
         case .wmState(_, _, _, let b): b.collect(x, wait: wait)
         case .tree(_, _, let b): b.collect(x, wait: wait)
         case .ownClass(_, let b): b.collect(x, wait: wait)
@@ -706,7 +755,7 @@ private final class WindowRead {
     /// Drops the replies not collected yet.
     func discard(_ x: XConnection) {
         switch stage {
-        case .attributes(let b): b.discard(x)
+        case .first(let f): f.discard(x)
         case .wmState(_, _, _, let b): b.discard(x)
         case .tree(_, _, let b): b.discard(x)
         case .ownClass(_, let b): b.discard(x)
