@@ -75,10 +75,13 @@ public enum ConfigLoader {
     public static let limits = TOMLLimits.standard
 
     /// Loads `file` alone when given (`--config FILE`), else the XDG lookup (`ConfigLocation`).
-    public static func load(file: String? = nil, environment: [String: String]) throws(ConfigError) -> LoadedConfig {
+    /// `pause` is called between small pieces of the work (a statement, a popup): a caller on a
+    /// background thread lets others run there (`BackgroundPacer`).
+    public static func load(file: String? = nil, environment: [String: String],
+                            pause: () -> Void = {}) throws(ConfigError) -> LoadedConfig {
         if let file {
             switch FileSystem.read(file, limit: limits.maxBytes) {
-            case .success(let bytes): return try load([ConfigFile(path: file, bytes: bytes)])
+            case .success(let bytes): return try assemble([ConfigFile(path: file, bytes: bytes)], order: [file], failures: [], pause: pause)
             case .failure(let failure):
                 if case .tooLarge = failure { throw .invalid([Diagnostic(file: file, message: failure.reason)]) }
                 throw .unreadable(path: file, reason: failure.reason)
@@ -100,12 +103,12 @@ public enum ConfigLoader {
                 failures.append(Diagnostic(file: path, message: (tooLarge ? "" : "cannot read: ") + failure.reason))
             }
         }
-        return try assemble(files, order: paths, failures: failures)
+        return try assemble(files, order: paths, failures: failures, pause: pause)
     }
 
     /// Loads files already read, in order: the lookup without the file system.
     public static func load(_ files: [ConfigFile]) throws(ConfigError) -> LoadedConfig {
-        try assemble(files, order: files.map(\.path), failures: [])
+        try assemble(files, order: files.map(\.path), failures: [], pause: {})
     }
 
     // MARK: Assembling the model
@@ -121,13 +124,15 @@ public enum ConfigLoader {
         var diagnostics: [Diagnostic] { (syntaxError.map { [$0] } ?? []) + (reader?.diagnostics ?? []) }
     }
 
-    private static func assemble(_ files: [ConfigFile], order: [String], failures: [Diagnostic]) throws(ConfigError) -> LoadedConfig {
-        let parsed = files.map(parse)
+    private static func assemble(_ files: [ConfigFile], order: [String], failures: [Diagnostic],
+                                 pause: () -> Void) throws(ConfigError) -> LoadedConfig {
+        let parsed = files.map { parse($0, pause: pause) }
         let merged = MergedConfig(parsed.map(\.fragment))
+        pause()
         let problems: [ModelProblem]
         if failures.isEmpty && parsed.allSatisfy({ $0.diagnostics.isEmpty }) {
             do {
-                let model = try ClickModel(settings: merged.settings, popups: merged.popups, exclusions: merged.exclusions)
+                let model = try ClickModel(settings: merged.settings, popups: merged.popups, exclusions: merged.exclusions, pause: pause)
                 return LoadedConfig(model: model, sources: files, notes: [], defaults: merged.defaults)
             } catch {
                 problems = error.problems
@@ -160,13 +165,13 @@ public enum ConfigLoader {
         throw .invalid(report)
     }
 
-    private static func parse(_ file: ConfigFile) -> ParsedFile {
+    private static func parse(_ file: ConfigFile, pause: () -> Void) -> ParsedFile {
         let lines = SourceLines(file.bytes)
         do {
-            let document = try TOMLDocument.parse(utf8: file.bytes, limits: limits)
+            let document = try TOMLDocument.parse(utf8: file.bytes, limits: limits, pause: pause)
             let reader = ConfigReader(file: file.path, lines: lines)
             return ParsedFile(path: file.path, document: document, reader: reader,
-                              fragment: reader.fragment(from: document.root), syntaxError: nil)
+                              fragment: reader.fragment(from: document.root, pause: pause), syntaxError: nil)
         } catch {
             let message = error.span == nil ? error.message : "invalid TOML: " + error.message
             return ParsedFile(path: file.path, document: nil, reader: nil, fragment: ConfigFragment(),

@@ -69,16 +69,21 @@ public struct LastGoodConfig: Sendable {
     }
 
     /// Keeps `config`, unless the file already holds exactly it; nil or why not.
-    public func save(_ config: LoadedConfig) -> String? {
+    public func save(_ config: LoadedConfig, pause: () -> Void = {}) -> String? {
         var text = "# clickaway keeps here the last configuration that loaded without errors, to run with it\n"
             + "# when the configuration has errors at start. Written by the daemon; do not edit.\n"
             + "source = \(tomlString(source))\n"
-        let body = config.sources.map { "\n[[file]]\npath = \(tomlString($0.path))\ntext = \(tomlString(String(decoding: $0.bytes, as: UTF8.self)))\n" }
-            .joined()
+        let body = config.sources.map {
+            pause()
+            return "\n[[file]]\npath = \(tomlString($0.path))\ntext = \(tomlString(String(decoding: $0.bytes, as: UTF8.self)))\n"
+        }.joined()
+        pause()
         if case .success(let current) = FileSystem.read(path, limit: ConfigLoader.limits.maxBytes),
-           let existing = Self.stripSaved(current), existing == Array((text + body).utf8) {
-            return nil
+           let existing = Self.stripSaved(current) {
+            pause()
+            if existing == Array((text + body).utf8) { return nil }
         }
+        pause()
         text += "saved = \(Self.now())\n" + body
         guard text.utf8.count <= ConfigLoader.limits.maxBytes else {
             return "the configuration is too large to keep as the last good one (over \(ConfigLoader.limits.maxBytes >> 20) MiB)"
@@ -87,12 +92,26 @@ public struct LastGoodConfig: Sendable {
         return FileSystem.writeAtomically(Array(text.utf8), to: path, mode: 0o600)
     }
 
-    /// The file without its `saved = ...` line, to compare contents.
-    private static func stripSaved(_ bytes: [UInt8]) -> [UInt8]? {
-        let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        let kept = lines.filter { !$0.starts(with: Array("saved = ".utf8)) }
-        guard kept.count == lines.count - 1 else { return nil }
-        return Array(kept.joined(separator: [UInt8(ascii: "\n")]))
+    /// The file without its one `saved = ...` line, to compare contents; nil when it has none
+    /// or several. A scan of the bytes: a reload saves, and splitting a large configuration
+    /// into lines and joining them again took milliseconds of it.
+    static func stripSaved(_ bytes: [UInt8]) -> [UInt8]? {
+        let marker = Array("saved = ".utf8)
+        var saved: Range<Int>?
+        var start = 0
+        while start <= bytes.count {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+            if bytes[start..<end].starts(with: marker) {
+                guard saved == nil else { return nil }
+                // The line and the newline after it; the last line takes the one before it.
+                saved = end < bytes.count ? start..<(end + 1) : max(0, start - 1)..<end
+            }
+            start = end + 1
+        }
+        guard let saved else { return nil }
+        var kept = bytes
+        kept.removeSubrange(saved)
+        return kept
     }
 
     /// Now, in UTC, as a TOML offset date-time.

@@ -24,7 +24,8 @@ enum Schema {
 
 /// Maps one file's TOML onto the core model, reporting every problem on the way.
 extension ConfigReader {
-    func fragment(from root: TOMLValue) -> ConfigFragment {
+    /// `pause` is called between popups and exclusions (see `ConfigLoader.load`).
+    func fragment(from root: TOMLValue, pause: () -> Void = {}) -> ConfigFragment {
         let document = TableNode(value: root, human: ModelPath())
         checkKeys(of: document, allowed: Schema.topLevelKeys)
         var fragment = ConfigFragment()
@@ -35,10 +36,16 @@ extension ConfigReader {
             fragment.defaults = options(defaults)
         }
         if let node = document["popup"] {
-            fragment.popups = tables(node, expected: "an array of tables ([[popup]])").compactMap(popup)
+            fragment.popups = tables(node, expected: "an array of tables ([[popup]])").compactMap {
+                pause()
+                return popup($0)
+            }
         }
         if let node = document["exclude"] {
-            fragment.exclusions = tables(node, expected: "an array of tables ([[exclude]])").compactMap(exclusion)
+            fragment.exclusions = tables(node, expected: "an array of tables ([[exclude]])").compactMap {
+                pause()
+                return exclusion($0)
+            }
         }
         return fragment
     }

@@ -26,22 +26,27 @@ public final class ClickModel: Sendable {
         public let problems: [ModelProblem]
     }
 
-    public convenience init(settings: Settings = Settings(), popups: [PopupSpec], exclusions: [ExclusionSpec] = []) throws(Invalid) {
+    /// `pause` is called between the steps of the build: a caller on a background thread lets
+    /// others run there.
+    public convenience init(settings: Settings = Settings(), popups: [PopupSpec], exclusions: [ExclusionSpec] = [],
+                            pause: () -> Void = {}) throws(Invalid) {
         let problems = ModelValidator.problems(popups: popups)
         guard problems.isEmpty else { throw Invalid(problems: problems) }
-        self.init(checked: settings, popups: popups, exclusions: exclusions)
+        pause()
+        self.init(checked: settings, popups: popups, exclusions: exclusions, pause: pause)
     }
 
     /// This model with `added` after its popups (runtime popups): only the added popups are
     /// checked, against this model's names.
-    public func adding(_ added: [PopupSpec]) throws(Invalid) -> ClickModel {
+    public func adding(_ added: [PopupSpec], pause: () -> Void = {}) throws(Invalid) -> ClickModel {
         guard !added.isEmpty else { return self }
         let problems = ModelValidator.problems(adding: added, to: self)
         guard problems.isEmpty else { throw Invalid(problems: problems) }
-        return ClickModel(checked: settings, popups: popups + added, exclusions: exclusions)
+        pause()
+        return ClickModel(checked: settings, popups: popups + added, exclusions: exclusions, pause: pause)
     }
 
-    private init(checked settings: Settings, popups: [PopupSpec], exclusions: [ExclusionSpec]) {
+    private init(checked settings: Settings, popups: [PopupSpec], exclusions: [ExclusionSpec], pause: () -> Void) {
         self.settings = settings
         self.popups = popups
         self.exclusions = exclusions
@@ -53,10 +58,14 @@ public final class ClickModel: Sendable {
             PopupTraits(buttons: $0.buttons, graceMs: $0.graceMs, clickTrigger: $0.trigger == .click,
                         swallow: $0.outsideClick == .swallow)
         }
+        pause()
         regions = RegionTable(popups: popups)
+        pause()
         matchIndex = WindowMatchIndex(popups: popups, exclusions: exclusions)
+        pause()
         windowMatches = Self.windowMatches(popups: popups, exclusions: exclusions)
         windowMatchHashes = windowMatches.map(\.hashValue)
+        pause()
         matchesTitles = Self.anyWindowMatch(popups: popups, exclusions: exclusions) { $0.title != nil || $0.titleGlob != nil }
         appIdMatchUsers = Self.windowMatchUsers(popups: popups, exclusions: exclusions) { $0.appId != nil }
     }

@@ -82,7 +82,7 @@ struct Parser {
 
     // MARK: - Document
 
-    mutating func parseDocument() throws(TOMLError) {
+    mutating func parseDocument(pause: () -> Void = {}) throws(TOMLError) {
         // Room for what a text of this size can hold (a configuration has a node every 7
         // bytes or so): the arrays grow without copying, and unused room is never touched.
         storage.nodes.reserveCapacity(end / 6 + 16)
@@ -95,6 +95,7 @@ struct Parser {
             position.skipFirst(3)
         }
         while true {
+            pause()
             skipSpaces()
             guard !atEnd else { return }
             switch bytes[pos] {

@@ -84,9 +84,11 @@ public final class TOMLDocument: Sendable {
     func value(_ index: Int32) -> TOMLValue { TOMLValue(document: self, index: index) }
 
     /// Parses UTF-8 bytes, checking the encoding.
-    public static func parse(utf8 bytes: [UInt8], limits: TOMLLimits = .standard) throws(TOMLError) -> TOMLDocument {
+    /// `pause` is called between statements: a caller on a background thread lets others run there.
+    public static func parse(utf8 bytes: [UInt8], limits: TOMLLimits = .standard,
+                             pause: () -> Void = {}) throws(TOMLError) -> TOMLDocument {
         try bytes.withUnsafeBufferPointer { buffer in
-            Result { () throws(TOMLError) in try parse(buffer, validated: false, limits: limits) }
+            Result { () throws(TOMLError) in try parse(buffer, validated: false, limits: limits, pause: pause) }
         }.get()
     }
 
@@ -98,7 +100,7 @@ public final class TOMLDocument: Sendable {
     }
 
     static func parse(_ buffer: UnsafeBufferPointer<UInt8>, validated: Bool,
-                      limits: TOMLLimits) throws(TOMLError) -> TOMLDocument {
+                      limits: TOMLLimits, pause: () -> Void = {}) throws(TOMLError) -> TOMLDocument {
         guard buffer.count <= limits.maxBytes else {
             throw TOMLError(span: nil, message: "the file has \(buffer.count) bytes; a configuration file may have at most "
                             + "\(limits.maxBytes) (\(limits.maxBytes >> 20) MiB)")
@@ -109,7 +111,7 @@ public final class TOMLDocument: Sendable {
                             + "configuration files are UTF-8 text")
         }
         var parser = Parser(buffer, limits: limits)
-        try parser.parseDocument()
+        try parser.parseDocument(pause: pause)
         return TOMLDocument(storage: parser.storage)
     }
 }

@@ -1,4 +1,4 @@
-import ClickawayConfig
+@testable import ClickawayConfig
 import Foundation
 import Testing
 
@@ -24,6 +24,20 @@ import Testing
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         let directory = try FileManager.default.attributesOfItem(atPath: home.path + "/state/clickaway")
         #expect((directory[.posixPermissions] as? Int) == 0o700)
+    }
+
+    /// The saved file without its `saved = ...` line, as splitting it into lines, dropping
+    /// that one and joining the rest gives it, in every place the line can be.
+    @Test(arguments: [
+        "a\nsaved = 1\nb\n", "saved = 1\nb", "a\nsaved = 1", "saved = 1", "a\n\nsaved = 1\n\n", "a\nb\n", "",
+        "saved = 1\nsaved = 2\n", "a\n saved = 1\n", "asaved = 1\n", "x = 1\nsaved = 2\ntext = \"saved = 3\"\n",
+    ])
+    func theSavedLineIsTakenOutAsSplittingIntoLinesWould(_ text: String) {
+        let bytes = Array(text.utf8)
+        let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        let kept = lines.filter { !$0.starts(with: Array("saved = ".utf8)) }
+        let expected = kept.count == lines.count - 1 ? Array(kept.joined(separator: [UInt8(ascii: "\n")])) : nil
+        #expect(LastGoodConfig.stripSaved(bytes) == expected)
     }
 
     @Test func anUnchangedConfigurationIsNotWrittenAgain() throws {

@@ -26,6 +26,27 @@ final class TemporaryDirectory {
 }
 
 @Suite struct LoaderTests {
+    /// The loader (`clickaway`'s loader thread passes a `BackgroundPacer`) is asked to pause
+    /// between small pieces of a load: between statements, between popups, and between the
+    /// steps of the model's build, so no stretch of it spans the file.
+    @Test func aLoadPausesBetweenStatementsPopupsAndTheModelsSteps() throws {
+        let home = try TemporaryDirectory()
+        let popups = 200
+        let file = try home.write("config.toml", (0..<popups).map {
+            "[[popup]]\nname = \"p\($0)\"\nwindow = { class = \"C\($0)\" }\n"
+        }.joined())
+        var pauses = 0
+        let loaded = try ConfigLoader.load(file: file, environment: [:]) { pauses += 1 }
+        #expect(loaded.model.popups.count == popups)
+        // Three statements and a popup read each, and the build's steps.
+        #expect(pauses >= popups * 4 + 4, "\(pauses) pauses")
+        // A file that does not load pauses as it is read too.
+        let broken = try home.write("broken.toml", String(repeating: "[[popup]]\nname = 1\n", count: popups))
+        var brokenPauses = 0
+        #expect(throws: ConfigError.self) { try ConfigLoader.load(file: broken, environment: [:]) { brokenPauses += 1 } }
+        #expect(brokenPauses >= popups * 3)
+    }
+
     @Test func xdgLookupLoadsTheMainFileThenDropInsByName() throws {
         let home = try TemporaryDirectory()
         let main = try home.write("clickaway/config.toml", """

@@ -9,6 +9,11 @@ import Testing
         #expect(document.root["s"]?.string == text)
     }
 
+    @Test func writtenStringsEscapeControlAndFormatCharactersAndKeepTheRest() {
+        #expect(tomlString("a \"b\" \\ \u{202E}é\u{1}\t🐚\u{E0001}")
+                == #""a \"b\" \\ \u202Eé\u0001\t🐚\U000E0001""#)
+    }
+
     @Test func everyTableKeyAndValueKnowsWhereItIsWritten() throws {
         let document = try TOMLDocument.parse("""
             [[popup]]

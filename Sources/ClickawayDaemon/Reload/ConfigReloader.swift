@@ -56,7 +56,9 @@ final class ConfigReloader: Sendable {
         var added: [PopupSpec]
         var version: Int
 
-        func perform() -> Built { Built(model: Result { () throws(ClickModel.Invalid) in try base.adding(added) }, version: version) }
+        func perform(pause: () -> Void = {}) -> Built {
+            Built(model: Result { () throws(ClickModel.Invalid) in try base.adding(added, pause: pause) }, version: version)
+        }
     }
 
     struct Built: Sendable {
@@ -152,33 +154,35 @@ final class ConfigReloader: Sendable {
     }
 
     private func work() {
-        // The lowest priority (nice is per thread on Linux, `who` 0 is this one): a reload never
-        // holds up the loop's thread or the X server on a busy CPU, yet still runs when the loop sleeps.
+        // The lowest priority (nice is per thread on Linux, `who` 0 is this one), and pauses in
+        // every load and build (`BackgroundPacer`): a reload never holds up the loop's thread or
+        // the X server on a busy CPU, yet still runs when the loop sleeps.
         setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
         while true {
             guard let request = Self.receive(Request.self, from: wake.readEnd) else { continue }
+            var pacer = BackgroundPacer()
             switch request {
             case .retire: break
-            case .build(let build): Self.send(Reply.built(build.perform()), through: done.writeEnd)
-            case .load(let job): Self.send(Reply.loaded(Self.perform(job)), through: done.writeEnd)
+            case .build(let build): Self.send(Reply.built(build.perform { pacer.pause() }), through: done.writeEnd)
+            case .load(let job): Self.send(Reply.loaded(Self.perform(job) { pacer.pause() }), through: done.writeEnd)
             }
         }
     }
 
     /// `loaded` with the runtime popups that fit it: building a model of 74,000 popups takes
     /// tens of milliseconds, which the loop would otherwise spend at the reload.
-    static func prepare(_ loaded: ClickModel, with runtime: [PopupSpec]) -> Prepared? {
+    static func prepare(_ loaded: ClickModel, with runtime: [PopupSpec], pause: () -> Void = {}) -> Prepared? {
         let kept = RuntimePopups.fitting(runtime, spec: { $0 }, besides: loaded).kept
         guard !kept.isEmpty else { return nil }
-        return Prepared(model: Result { () throws(ClickModel.Invalid) in try loaded.adding(kept) }, specs: kept)
+        return Prepared(model: Result { () throws(ClickModel.Invalid) in try loaded.adding(kept, pause: pause) }, specs: kept)
     }
 
     /// The whole load: on the worker, or on the loop if there is no worker. It reads stable
     /// files only: each unchanged for `quietMs` before the read and unchanged across it
     /// (a file saved in place is empty or half-written for a moment); otherwise it waits,
     /// at most `maxWaitMs`, and says so. A configuration that loads comes with its model and
-    /// the job's runtime popups (`prepare`).
-    static func perform(_ job: Job) -> Outcome {
+    /// the job's runtime popups (`prepare`). `pause`: see `BackgroundPacer`.
+    static func perform(_ job: Job, pause: () -> Void = {}) -> Outcome {
         let targets = Reloading.watchedPaths(configFile: job.configFile, environment: job.environment)
         let started = MonotonicClock.milliseconds()
         var waited = false
@@ -191,7 +195,11 @@ final class ConfigReloader: Sendable {
                 continue
             }
             let result: Result<LoadedConfig, ConfigError>
-            do { result = .success(try ConfigLoader.load(file: job.configFile, environment: job.environment)) } catch { result = .failure(error) }
+            do {
+                result = .success(try ConfigLoader.load(file: job.configFile, environment: job.environment, pause: pause))
+            } catch {
+                result = .failure(error)
+            }
             let after = ConfigSnapshot.take(configFile: job.configFile, environment: job.environment)
             guard after == before else {
                 waited = true
@@ -203,8 +211,8 @@ final class ConfigReloader: Sendable {
             let waitedMs = waited ? max(1, MonotonicClock.milliseconds() - started) : 0
             switch result {
             case .success(let config):
-                return Outcome(result: result, watchTargets: targets, keepFailure: job.lastGood.save(config), snapshot: after, waitedMs: waitedMs,
-                               prepared: prepare(config.model, with: job.runtime))
+                return Outcome(result: result, watchTargets: targets, keepFailure: job.lastGood.save(config, pause: pause), snapshot: after, waitedMs: waitedMs,
+                               prepared: prepare(config.model, with: job.runtime, pause: pause))
             case .failure:
                 return Outcome(result: result, watchTargets: targets, keepFailure: nil, snapshot: after, waitedMs: waitedMs)
             }

@@ -1,0 +1,27 @@
+internal import Glibc
+
+/// Long work on a background thread (the configuration loader) that lets the threads that
+/// answer clicks run first on a CPU they share: `pause()`, called between small pieces of the
+/// work (a TOML statement, a popup), takes the thread off the CPU for a moment once `interval`
+/// has passed since it last did. Nice 19 alone is not enough: once the kernel has picked such
+/// a thread it keeps the CPU until the next tick (4 ms at 250 Hz) unless something wakes on
+/// that CPU, and yielding lets it be picked again at once while the X server has used up its
+/// share (EEVDF picks among threads whose share is not used up); a sleep leaves the X server
+/// and the daemon's loop the CPU whatever their share.
+public struct BackgroundPacer {
+    /// Work between pauses, in nanoseconds.
+    public static let interval: Int64 = 200_000
+    private var last = MonotonicClock.nanoseconds()
+
+    public init() {}
+
+    /// Sleeps for a moment (the thread's timer slack, 50 µs by default, decides how long: a
+    /// sleep shorter than it takes to arm the timer never leaves the CPU) once `interval` has
+    /// passed since the last pause.
+    public mutating func pause() {
+        guard MonotonicClock.nanoseconds() - last >= Self.interval else { return }
+        var moment = timespec(tv_sec: 0, tv_nsec: 1000)
+        nanosleep(&moment, nil)
+        last = MonotonicClock.nanoseconds()
+    }
+}
