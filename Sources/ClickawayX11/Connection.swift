@@ -18,6 +18,10 @@ public func hex(_ window: WindowID) -> String { "0x" + String(window, radix: 16)
 /// shared between threads; what the caller builds on it (an event loop) is its own business.
 public final class XConnection: @unchecked Sendable {
     let c: OpaquePointer
+    /// Counts the calls that may read the socket (an event or reply looked for, a reply or a
+    /// request's check waited for). A reply not there when this was n is not there still
+    /// while it is n: looking again would only cost libxcb a recvmsg(2) that finds nothing.
+    public internal(set) var reads: UInt64 = 0
     /// The display name actually used, e.g. ":1".
     public let display: String
     public let root: WindowID
@@ -124,7 +128,8 @@ public final class XConnection: @unchecked Sendable {
         _ fetch: (UnsafeMutablePointer<UnsafeMutablePointer<xcb_generic_error_t>?>) -> UnsafeMutablePointer<Reply>?,
         _ body: (UnsafeMutablePointer<Reply>) throws(XError) -> T
     ) throws(XError) -> T {
-        try Self.reply(c, request, fetch, body)
+        reads &+= 1
+        return try Self.reply(c, request, fetch, body)
     }
 
     static func reply<Reply, T>(

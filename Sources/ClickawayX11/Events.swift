@@ -148,6 +148,7 @@ public struct ScreenChange: Equatable, Sendable {
 extension XConnection {
     /// The next event, reading from the socket if nothing is queued; nil when there is none.
     public func pollEvent() -> XEvent? {
+        reads &+= 1
         guard let raw = xcb_poll_for_event(c) else { return nil }
         defer { free(raw) }
         return decode(UnsafeRawPointer(raw))

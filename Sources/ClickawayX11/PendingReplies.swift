@@ -27,6 +27,7 @@ extension XConnection {
     public func poll<Value>(_ pending: PendingReply<Value>) -> ReplyPoll<Value> {
         var reply: UnsafeMutableRawPointer?
         var error: UnsafeMutablePointer<xcb_generic_error_t>?
+        reads &+= 1
         guard xcb_poll_for_reply(c, pending.sequence, &reply, &error) != 0 else { return .notYet }
         return outcome(pending, reply, error)
     }
@@ -34,6 +35,7 @@ extension XConnection {
     /// Waits for the reply: only where a round trip is allowed (start-up, `sync`).
     public func wait<Value>(_ pending: PendingReply<Value>) -> ReplyPoll<Value> {
         var error: UnsafeMutablePointer<xcb_generic_error_t>?
+        reads &+= 1
         let reply = xcb_wait_for_reply(c, pending.sequence, &error)
         return outcome(pending, reply, error)
     }

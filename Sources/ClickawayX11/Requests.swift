@@ -135,6 +135,7 @@ extension XConnection {
     /// The error of a request sent checked, or nil when it succeeded. Blocks until the
     /// server has answered. Also nil when the connection broke: see `hasError`.
     public func check(_ cookie: CheckedCookie) -> XErrorInfo? {
+        reads &+= 1
         guard let error = xcb_request_check(c, xcb_void_cookie_t(sequence: cookie.sequence)) else { return nil }
         defer { free(error) }
         return XErrorInfo(error)

@@ -182,7 +182,23 @@ final class WindowTracker {
         guard isBusy else { return false }
         if !toPlace.isEmpty || (!toRead.isEmpty && readOrder.count < Self.readsInFlight) { return true }
         guard let top = readOrder.first, let read = reads[top] else { return false }
-        return read.collect(x, wait: false)
+        return collect(read)
+    }
+
+    /// `x.reads` when the replies of the read longest ago were last not all there.
+    private var readsAtMiss: UInt64?
+
+    /// Collects what has come of `read`'s replies; whether all have. Asks libxcb only if the
+    /// connection was read since they were last missing: the X server answers in order, so
+    /// until then nothing more can have come (in a burst of windows that was a recvmsg(2) per
+    /// pass of the loop that found nothing).
+    private func collect(_ read: WindowRead) -> Bool {
+        guard readsAtMiss != x.reads else { return false }
+        guard read.collect(x, wait: false) else {
+            readsAtMiss = x.reads
+            return false
+        }
+        return true
     }
 
     /// Whether windows are being read or wait to be read or placed: set when one is queued,
@@ -596,7 +612,7 @@ final class WindowTracker {
 
     /// Takes a read as far as the replies that have come allow (`wait`: waits for them).
     private func advance(_ read: WindowRead, wait: Bool, now: Int64) -> Advance {
-        guard read.collect(x, wait: wait) else { return .waiting }
+        guard wait ? read.collect(x, wait: true) : collect(read) else { return .waiting }
         let top = read.top
         do throws(XError) {
             switch read.stage {

@@ -116,7 +116,9 @@ public final class X11Display: Display {
             || hasGrabAnswer()
     }
 
-    public func pollReturned(_ readiness: Readiness) { socketRead = false }
+    /// A socket with nothing to read counts as read: the next event is looked for in libxcb's
+    /// queue only, with no recvmsg(2) that would find nothing.
+    public func pollReturned(_ readiness: Readiness) { socketRead = !readiness.contains(.readable) }
 
     public func register(with loop: PollLoop) {
         // Wakes the loop when a sync stops waiting for window reads; `nextInput` moves it on.
