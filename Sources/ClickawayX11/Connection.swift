@@ -19,8 +19,10 @@ public func hex(_ window: WindowID) -> String { "0x" + String(window, radix: 16)
 public final class XConnection: @unchecked Sendable {
     let c: OpaquePointer
     /// Counts the calls that may read the socket (an event or reply looked for, a reply or a
-    /// request's check waited for). A reply not there when this was n is not there still
-    /// while it is n: looking again would only cost libxcb a recvmsg(2) that finds nothing.
+    /// request's check waited for, a flush). A reply not there when this was n is not there
+    /// still while it is n: looking again would only cost libxcb a recvmsg(2) that finds
+    /// nothing. A request that fills libxcb's buffer may read too, uncounted: a flush always
+    /// follows before the loop sleeps.
     public internal(set) var reads: UInt64 = 0
     /// The display name actually used, e.g. ":1".
     public let display: String
@@ -96,7 +98,12 @@ public final class XConnection: @unchecked Sendable {
     /// sleeping on it, since replies can pull events into libxcb's queue unseen.
     public var fileDescriptor: Int32 { xcb_get_file_descriptor(c) }
 
-    public func flush() { _ = xcb_flush(c) }
+    /// Writes what is queued. libxcb reads the socket too while it waits to write (as it does
+    /// when a request fills its buffer): counted in `reads`.
+    public func flush() {
+        reads &+= 1
+        _ = xcb_flush(c)
+    }
 
     public func generateID() -> UInt32 { xcb_generate_id(c) }
 

@@ -103,6 +103,29 @@ struct ShieldModeTests {
         #expect(try f.openPopups() == ["pop"])
     }
 
+    /// Another client unmaps the shield while a popup is open: it comes back on top of the
+    /// windows it covers (its own earlier map is no menu to stay below).
+    @Test func shieldUnmappedByAnotherClientComesBackOnTop() throws {
+        let f = try DaemonFixture(config: Self.pop, backend: .shield)
+        try f.startDaemon()
+        let popup = try f.window(Layout.popup, class: "Pop")
+        let shield = try #require(f.status()["shield"]?["window"]?.stringValue.flatMap { UInt32($0.dropFirst(2), radix: 16) })
+        let other = try TestClient(display: f.xvfb.display)
+        for _ in 0..<2 {
+            other.connection.unmapWindow(shield)
+            try other.connection.sync()
+            try f.sync()
+            try f.sync()
+            let x = f.client.connection
+            #expect(try x.getWindowAttributes(shield).mapState == .viewable)
+            #expect(try x.queryTree(x.root).children.last == shield, "the shield is not on top after it was mapped again")
+        }
+        // Mapped again below nothing: no restack against a sibling that is itself.
+        #expect(!f.log.contains("BadMatch"), "\(f.log)")
+        try f.click(700, 400)
+        #expect(f.client.deleteRequests(popup) == 1)
+    }
+
     @Test func shapeFollowsAMovingPopup() throws {
         let f = try DaemonFixture(config: Self.pop, backend: .shield)
         let under = try f.client.createWindow(at: Layout.background)

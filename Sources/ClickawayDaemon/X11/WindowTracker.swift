@@ -441,7 +441,10 @@ final class WindowTracker {
     /// settle) and must not cover what opened meanwhile.
     func overrideRedirectMappedSinceOpenInstances() -> Set<WindowID> {
         guard let since = roster.instanceKeys.map({ mapOrder[$0] ?? 0 }).min() else { return [] }
-        return Set(mapOrder.compactMap { window, order in order > since && mapped[window] == true && !isFrame(window) ? window : nil })
+        // Not the shield: its unmaps are the display's, and its own map is counted here.
+        return Set(mapOrder.compactMap { window, order in
+            order > since && mapped[window] == true && !isFrame(window) && !x.isOwn(window) ? window : nil
+        })
     }
 
     /// The keys of the open popup instances (not their family's windows).
@@ -618,9 +621,17 @@ final class WindowTracker {
             switch read.stage {
             case .first(let first):
                 let attributes = try first.attributes.results[0].get()
-                guard attributes.mapState == .viewable else { return .finished(changed: false) }
+                // Properties are followed only for windows that can be seen: a hidden one is
+                // read again when it is mapped.
+                guard attributes.mapState == .viewable else {
+                    unwatch(top)
+                    return .finished(changed: false)
+                }
                 mapped[top] = attributes.overrideRedirect
-                guard attributes.windowClass == .inputOutput || attributes.overrideRedirect else { return .finished(changed: false) }
+                guard attributes.windowClass == .inputOutput || attributes.overrideRedirect else {
+                    unwatch(top)
+                    return .finished(changed: false)
+                }
                 read.attributes = attributes
                 read.wasInstance = isInstance(top)
                 // The search's first level, answered: WM_STATE on the top-level, else its

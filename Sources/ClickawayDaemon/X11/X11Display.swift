@@ -108,17 +108,19 @@ public final class X11Display: Display {
     /// its queue without the socket becoming readable again (i3's prepare callback).
     public func prepareToSleep() -> Bool {
         x.flush()
-        // First: collecting replies can pull events into libxcb's queue.
+        let synced = !syncs.isEmpty && syncs.canAdvance(x: x, readsBusy: tracker.isBusy, now: MonotonicClock.milliseconds())
+        let grabAnswer = hasGrabAnswer()
+        // After every other look at replies, which may have read window replies into libxcb's
+        // memory (`WindowTracker.collect` looks only when something may have read); before
+        // the look at events, which collecting replies can pull into its queue.
         let work = tracker.hasWork
         if readAhead == nil { readAhead = x.pollQueuedEvent() }
-        return readAhead != nil || changed || work
-            || (!syncs.isEmpty && syncs.canAdvance(x: x, readsBusy: tracker.isBusy, now: MonotonicClock.milliseconds()))
-            || hasGrabAnswer()
+        return readAhead != nil || changed || work || synced || grabAnswer
     }
 
     /// A socket with nothing to read counts as read: the next event is looked for in libxcb's
     /// queue only, with no recvmsg(2) that would find nothing.
-    public func pollReturned(_ readiness: Readiness) { socketRead = !readiness.contains(.readable) }
+    public func pollReturned(_ readiness: Readiness) { socketRead = !readiness.canRead }
 
     public func register(with loop: PollLoop) {
         // Wakes the loop when a sync stops waiting for window reads; `nextInput` moves it on.
