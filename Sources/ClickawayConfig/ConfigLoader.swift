@@ -81,7 +81,7 @@ public enum ConfigLoader {
                             pause: () -> Void = {}) throws(ConfigError) -> LoadedConfig {
         if let file {
             switch FileSystem.read(file, limit: limits.maxBytes) {
-            case .success(let bytes): return try assemble([ConfigFile(path: file, bytes: bytes)], order: [file], failures: [], pause: pause)
+            case .success(let bytes): return try load([ConfigFile(path: file, bytes: bytes)], pause: pause)
             case .failure(let failure):
                 if case .tooLarge = failure { throw .invalid([Diagnostic(file: file, message: failure.reason)]) }
                 throw .unreadable(path: file, reason: failure.reason)
@@ -107,8 +107,8 @@ public enum ConfigLoader {
     }
 
     /// Loads files already read, in order: the lookup without the file system.
-    public static func load(_ files: [ConfigFile]) throws(ConfigError) -> LoadedConfig {
-        try assemble(files, order: files.map(\.path), failures: [], pause: {})
+    public static func load(_ files: [ConfigFile], pause: () -> Void = {}) throws(ConfigError) -> LoadedConfig {
+        try assemble(files, order: files.map(\.path), failures: [], pause: pause)
     }
 
     // MARK: Assembling the model

@@ -68,7 +68,7 @@ final class ShieldWindow {
             self.holes = holes
         }
         if !mapped {
-            menusAbove = menusMapped().subtracting([window])
+            menusAbove = menusMapped()
             x.mapWindow(window)
             if let lowestMenu = stacking.first(where: menusAbove.contains) {
                 x.restackWindow(window, .below, lowestMenu)

@@ -297,12 +297,10 @@ final class WindowTracker {
     /// Asks at once what a top-level that is its own client needs (a window with no window
     /// manager, a menu, a window manager that does not reparent): one round trip, not five.
     /// Under a reparenting window manager the client's part is asked again of the client found.
+    /// The top-level is followed for PropertyNotify first, override-redirect ones too: i3's
+    /// frames are, and i3 may set WM_STATE on the client below after mapping one.
     private func start(_ top: WindowID) {
-        if watched[top] == nil {
-            x.watchProperties(top)
-            watched[top] = top
-            watchedFor[top, default: []].append(top)
-        }
+        follow(top, for: top)
         let read = WindowRead(top: top, stage: .first(First(
             attributes: Batch([x.sendGetWindowAttributes(top)]), wmState: Batch([x.sendHasWMState(top)]),
             tree: Batch([x.sendQueryTree(top)]), details: Details(client: top, managed: false, top: top, x: x))))
@@ -651,7 +649,7 @@ final class WindowTracker {
                 return advance(read, wait: wait, now: now)
             case .wmState(let depth, let level, var searched, let batch):
                 var hasState: [Bool] = []
-                for result in batch.results { hasState.append(try unlessGone(depth > 0, result) ?? false) }
+                for result in batch.results { hasState.append(try unlessGone(result) ?? false) }
                 searched += level
                 if let i = hasState.firstIndex(of: true) {
                     return found(level[i], managed: true, searched: searched, read)
@@ -660,7 +658,7 @@ final class WindowTracker {
                 read.stage = .tree(depth: depth, searched: searched, Batch(level.map(x.sendQueryTree)))
             case .tree(let depth, let searched, let batch):
                 var next: [WindowID] = []
-                for result in batch.results { next += (try unlessGone(depth > 0, result) ?? []).reversed() }
+                for result in batch.results { next += (try unlessGone(result) ?? []).reversed() }
                 guard !next.isEmpty else { return ownClient(searched: searched, read) }
                 searchLevel(next, depth: depth + 1, searched: searched, read)
             case .ownClass(let searched, let batch):
@@ -686,18 +684,21 @@ final class WindowTracker {
         }
     }
 
-    /// Asks for WM_STATE on `level`, each window followed for PropertyNotify before (a window
-    /// manager setting it just after the read is still heard). Override-redirect top-levels
-    /// too: i3's frames are, and i3 may set WM_STATE on the client below after mapping one.
+    /// Asks for WM_STATE on `level` (windows below a top-level), each window followed for
+    /// PropertyNotify before (a window manager setting it just after the read is still heard).
     /// Each is followed for `read.top` at once: a WM_STATE set while the search goes on
     /// (events are handled between its steps) reads the window again (`again`).
     private func searchLevel(_ level: [WindowID], depth: Int, searched: [WindowID], _ read: WindowRead) {
-        for w in level where watched[w] == nil {
-            x.watchProperties(w)
-            watched[w] = read.top
-            watchedFor[read.top, default: []].append(w)
-        }
+        for w in level { follow(w, for: read.top) }
         read.stage = .wmState(depth: depth, level: level, searched: searched, Batch(level.map(x.sendHasWMState)))
+    }
+
+    /// Selects PropertyNotify on `w`, not followed yet, and follows it for `top`.
+    private func follow(_ w: WindowID, for top: WindowID) {
+        guard watched[w] == nil else { return }
+        x.watchProperties(w)
+        watched[w] = top
+        watchedFor[top, default: []].append(w)
     }
 
     /// No WM_STATE below: an override-redirect top-level is its own client, another one is
@@ -738,15 +739,16 @@ final class WindowTracker {
         return place(read.top, now: now)
     }
 
-    /// `result`'s value, or nil when `ignoringGone` and the window it asked about no longer
+    /// `result`'s value, or nil when the window below the top-level it asked about no longer
     /// exists (BadWindow): window managers create and destroy decoration windows inside their
     /// frames while managing a client, and one of those vanishing is no reason to give up.
-    private func unlessGone<T>(_ ignoringGone: Bool, _ result: Result<T, XError>) throws(XError) -> T? {
+    /// (The top-level's own replies, in `First`, give up.)
+    private func unlessGone<T>(_ result: Result<T, XError>) throws(XError) -> T? {
         switch result {
         case .success(let value):
             return value
         case .failure(let error):
-            if ignoringGone, case .request(_, let info) = error, info.name == "BadWindow" { return nil }
+            if case .request(_, let info) = error, info.name == "BadWindow" { return nil }
             throw error
         }
     }
