@@ -70,13 +70,6 @@ extension Daemon {
     func swapModel(_ fresh: ClickModel, lookingAt lookup: WindowLookup) {
         let started = MonotonicClock.microseconds()
         let replaced = model
-        defer {
-            reloading.retire(replaced)
-            // How long the swap held the loop (bench/bigconfig reads it).
-            logger.info("model with the runtime popups swapped in", metadata: [
-                "popups": "\(model.popups.count)", "microseconds": "\(MonotonicClock.microseconds() - started)",
-            ])
-        }
         model = fresh
         endedPopups = []
         engine = DecisionEngine(model: model, continuing: engine)
@@ -85,6 +78,11 @@ extension Daemon {
         display.popupsChanged(model, lookingAt: lookup)
         answerRegistered()
         unsettled = true
+        reloading.retire(consume replaced)
+        // How long the swap held the loop (bench/bigconfig reads it).
+        logger.info("model with the runtime popups swapped in", metadata: [
+            "popups": "\(model.popups.count)", "microseconds": "\(MonotonicClock.microseconds() - started)",
+        ])
     }
 
     // MARK: - Configuration
@@ -137,8 +135,7 @@ extension Daemon {
         }
         let started = MonotonicClock.microseconds()
         // The last references to the replaced configuration go to the loader's thread.
-        let replaced = (config, model)
-        defer { reloading.retire(replaced) }
+        let replaced: any Sendable = (config, model)
         config = fresh
         rejected = nil
         // The file was fixed: its rejection is no error any more.
@@ -165,6 +162,7 @@ extension Daemon {
         // Monitors hear what closed before they hear of the reload.
         unsettled = true
         settle()
+        reloading.retire(consume replaced)
         // How long the swap kept the loop (bench/reload reads it).
         logger.info("configuration reloaded (\(cause))", metadata: [
             "popups": "\(fresh.popupCount)", "microseconds": "\(MonotonicClock.microseconds() - started)",

@@ -110,7 +110,8 @@ final class ConfigReloader: Sendable {
         pthread_detach(thread)
     }
 
-    private static func send<Value: Sendable>(_ value: Value, through fd: FileDescriptor) {
+    /// `value` is consumed: once written, the receiving thread holds the only reference.
+    private static func send<Value: Sendable>(_ value: consuming Value, through fd: FileDescriptor) {
         let bits = UInt(bitPattern: Unmanaged.passRetained(Envelope(value)).toOpaque())
         withUnsafeBytes(of: bits) { _ = try? fd.writeAll($0) }
     }
@@ -135,15 +136,21 @@ final class ConfigReloader: Sendable {
     }
 
     /// Hands over what the loop no longer uses (a replaced configuration), to be freed here:
-    /// freeing 66,000 popups takes the time of a few hundred clicks.
-    func retire(_ value: any Sendable) {
+    /// freeing 66,000 popups takes the time of a few hundred clicks. Consumed, so that the
+    /// caller keeps no reference for its last release to race this thread's.
+    func retire(_ value: consuming any Sendable) {
         Self.send(Request.retire(value), through: wake.writeEnd)
     }
 
     /// What is ready once `descriptor` is readable: the model built last, and the outcome of
     /// the load started last.
-    func takeReady() -> (built: Built?, outcome: Outcome?) {
-        var ready: (built: Built?, outcome: Outcome?) = (nil, nil)
+    struct Ready: Sendable {
+        var built: Built?
+        var outcome: Outcome?
+    }
+
+    func takeReady() -> Ready {
+        var ready = Ready()
         while let reply = Self.receive(Reply.self, from: done.readEnd) {
             switch reply {
             case .built(let built): ready.built = built

@@ -61,7 +61,7 @@ final class Reloading {
                 // The loop's last references, once the daemon has taken what it keeps: a model
                 // it did not take (built for runtime popups that changed since, or a reload's
                 // when it took the configured one) is freed there.
-                if ready.built != nil || ready.outcome != nil { reloader.retire(ready) }
+                if ready.built != nil || ready.outcome != nil { reloader.retire(consume ready) }
             }
         }
     }
@@ -89,7 +89,8 @@ final class Reloading {
     }
 
     /// Frees `value` off the loop, on the loader's thread (on the loop when there is none).
-    func retire(_ value: any Sendable) {
+    /// Callers pass `consume` their last reference.
+    func retire(_ value: consuming any Sendable) {
         reloader?.retire(value)
     }
 
