@@ -21,6 +21,15 @@ public final class ClickModel: Sendable {
     public let matchesTitles: Bool
     /// The popups, anchors and exclusions that match by app_id, which only Wayland windows have.
     public let appIdMatchUsers: [String]
+    /// The `rect` anchors (popups' first) and exclusions, each with its output: what the engine
+    /// places on the screen, found here rather than in every popup at each swap on the loop.
+    public let rectAreas: [RectArea]
+
+    public struct RectArea: Sendable {
+        public let kind: Area.Kind
+        public let rect: Rect
+        public let output: String?
+    }
 
     public struct Invalid: Error, Sendable {
         public let problems: [ModelProblem]
@@ -68,6 +77,20 @@ public final class ClickModel: Sendable {
         pause()
         matchesTitles = Self.anyWindowMatch(popups: popups, exclusions: exclusions) { $0.title != nil || $0.titleGlob != nil }
         appIdMatchUsers = Self.windowMatchUsers(popups: popups, exclusions: exclusions) { $0.appId != nil }
+        rectAreas = Self.rectAreas(popups: popups, exclusions: exclusions)
+    }
+
+    private static func rectAreas(popups: [PopupSpec], exclusions: [ExclusionSpec]) -> [RectArea] {
+        var areas: [RectArea] = []
+        for (i, p) in popups.enumerated() {
+            for case .rect(let rect, let output) in p.anchors {
+                areas.append(RectArea(kind: .anchor(popup: Int32(i)), rect: rect, output: output))
+            }
+        }
+        for case .rect(let rect, let output) in exclusions.map(\.source) {
+            areas.append(RectArea(kind: .exclusion, rect: rect, output: output))
+        }
+        return areas
     }
 
     private static func anyWindowMatch(popups: [PopupSpec], exclusions: [ExclusionSpec], _ test: (WindowMatch) -> Bool) -> Bool {

@@ -131,36 +131,21 @@ public final class DecisionEngine {
 
     public func setOutputs(_ outputs: [String: Rect]) {
         self.outputs = outputs
-        var areas: [Area] = []
-        for (i, p) in model.popups.enumerated() {
-            for case .rect(let r, let output) in p.anchors {
-                if let s = ClickModel.screenRect(r, output: output, outputs: outputs) {
-                    areas.append(Area(kind: .anchor(popup: Int32(i)), rect: s))
-                }
-            }
+        state.configAreas = model.rectAreas.compactMap { area in
+            ClickModel.screenRect(area.rect, output: area.output, outputs: outputs).map { Area(kind: area.kind, rect: $0) }
         }
-        for e in model.exclusions {
-            if case .rect(let r, let output) = e.source,
-               let s = ClickModel.screenRect(r, output: output, outputs: outputs) {
-                areas.append(Area(kind: .exclusion, rect: s))
-            }
-        }
-        state.configAreas = areas
     }
 
     public func setWindowAreas(_ areas: [Area]) { state.windowAreas = areas }
 
     /// Replaces the open popups (back to front).
     public func setOpen(_ instances: [PopupInstance]) {
-        state.open = instances
-        state.resized()
+        state.replaceOpen(instances)
     }
 
     /// Opens an instance on top of the others.
     public func open(_ instance: PopupInstance) {
-        state.open.removeAll { $0.id == instance.id }
-        state.open.append(instance)
-        state.resized()
+        state.openOnTop(instance)
     }
 
     // MARK: - Decisions (no allocation)
@@ -220,8 +205,26 @@ struct EngineState {
         pending = other.pending
     }
 
-    mutating func resized() {
-        for i in openCount.indices { openCount[i] = 0 }
+    mutating func replaceOpen(_ instances: [PopupInstance]) {
+        uncountOpen()
+        open = instances
+        resized()
+    }
+
+    mutating func openOnTop(_ instance: PopupInstance) {
+        uncountOpen()
+        open.removeAll { $0.id == instance.id }
+        open.append(instance)
+        resized()
+    }
+
+    /// The counts by popup are kept for the popups open before and after a change only: a
+    /// model may have 74,000 popups, a settle changes a few.
+    private mutating func uncountOpen() {
+        for o in open { openCount[Int(o.popup)] = 0 }
+    }
+
+    private mutating func resized() {
         for o in open { openCount[Int(o.popup)] += 1 }
         let n = open.count
         if inside.count != n {

@@ -86,6 +86,19 @@ struct DecisionEngineTests {
         #expect(e.dismissedNames == ["other"])
     }
 
+    /// The engine counts open instances by popup only for those open before and after a
+    /// change: a popup that closed must count as closed.
+    @Test func anchorOfAPopupClosedSinceIsNothing() throws {
+        let cal = popup("calendar", rect(1000, 40, 300, 300)) { $0.anchors = [.rect(rect(1100, 0, 120, 32), output: nil)] }
+        let other = popup("other", rect(0, 0, 100, 100))
+        let e = try engine([cal, other])
+        e.setOpen(e.open.filter { $0.popup == 1 })
+        #expect(e.click(1150, 10).reason == .outside)
+        #expect(e.dismissedNames == ["other"])
+        e.setOpen([PopupInstance(popup: 0, rect: cal.fixedRect!, openedAt: 0, id: .rect(9))])
+        #expect(e.click(1160, 20).reason == .anchor)
+    }
+
     @Test func anchorOfChildIsInsideTheParentChain() throws {
         let sub = popup("submenu", rect(200, 50, 150, 100), parent: "menu") { $0.anchors = [.rect(rect(500, 500, 10, 10), output: nil)] }
         let e = try engine([menu, sub])
