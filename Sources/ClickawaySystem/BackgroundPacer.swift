@@ -3,9 +3,9 @@ internal import Glibc
 /// Long work on a background thread (the configuration loader) that lets the threads that
 /// answer clicks run first on a CPU they share: `pause()`, called between small pieces of the
 /// work (a TOML statement, a popup), takes the thread off the CPU for a moment once `interval`
-/// has passed since it last did. Nice 19 alone is not enough: once the kernel has picked such
-/// a thread it keeps the CPU until the next tick (4 ms at 250 Hz) unless something wakes on
-/// that CPU, and yielding lets it be picked again at once while the X server has used up its
+/// has passed since it last did. A low priority alone is not enough: once the kernel has
+/// picked such a thread it keeps the CPU until the next tick (4 ms at 250 Hz) unless something
+/// wakes on that CPU, and yielding lets it be picked again at once while the X server has used up its
 /// share (EEVDF picks among threads whose share is not used up); a sleep leaves the X server
 /// and the daemon's loop the CPU whatever their share.
 public struct BackgroundPacer {
@@ -14,6 +14,17 @@ public struct BackgroundPacer {
     private var last = MonotonicClock.nanoseconds()
 
     public init() {}
+
+    /// Makes the calling thread (Linux schedules threads on their own) the last to run:
+    /// SCHED_IDLE, so that a thread woken on its CPU takes the CPU from it at once and the
+    /// kernel places woken threads on that CPU as on an idle one; nice 19 beside it, which
+    /// counts where SCHED_IDLE is refused. The pauses are still needed where nothing wakes.
+    public static func lowerCallingThread() {
+        setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+        var parameters = sched_param(sched_priority: 0)
+        // SCHED_IDLE (linux/sched.h), which glibc declares only under _GNU_SOURCE.
+        _ = sched_setscheduler(0, 5, &parameters)
+    }
 
     /// Sleeps for a moment (the thread's timer slack, 50 µs by default, decides how long: a
     /// sleep shorter than it takes to arm the timer never leaves the CPU) once `interval` has

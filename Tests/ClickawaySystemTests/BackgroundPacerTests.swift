@@ -32,4 +32,25 @@ import Testing
         #expect(sleeps <= most, "\(sleeps) sleeps in \(wall / 1000) µs: at most \(most) expected")
         #expect(calls > sleeps * 10)
     }
+
+    /// The loader's thread, and only it, runs last: SCHED_IDLE and nice 19.
+    @Test func aLoweredThreadRunsLastAndOnlyIt() {
+        let (policy, nice) = (sched_getscheduler(0), getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
+        var seen = (policy: Int32(-1), nice: Int32(-1))
+        withUnsafeMutablePointer(to: &seen) { pointer in
+            var thread = pthread_t()
+            let started = pthread_create(&thread, nil, { raw in
+                BackgroundPacer.lowerCallingThread()
+                let seen = raw!.assumingMemoryBound(to: (policy: Int32, nice: Int32).self)
+                seen.pointee = (sched_getscheduler(0), getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
+                return nil
+            }, pointer)
+            #expect(started == 0)
+            pthread_join(thread, nil)
+        }
+        #expect(seen.policy == 5, "SCHED_IDLE is 5; the thread's policy was \(seen.policy)")
+        #expect(seen.nice == 19)
+        #expect(sched_getscheduler(0) == policy)
+        #expect(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) == nice)
+    }
 }

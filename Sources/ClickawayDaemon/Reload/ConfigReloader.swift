@@ -80,7 +80,7 @@ final class ConfigReloader: Sendable {
     }
 
     /// One message, whose reference crosses a pipe as 8 bytes written at once. Nothing is
-    /// shared under a lock: the loop never waits for the worker, which runs at nice 19 and,
+    /// shared under a lock: the loop never waits for the worker, which runs last and,
     /// on a busy CPU, may be preempted for milliseconds while it holds one.
     private final class Envelope<Value: Sendable>: @unchecked Sendable {
         let value: Value
@@ -161,10 +161,10 @@ final class ConfigReloader: Sendable {
     }
 
     private func work() {
-        // The lowest priority (nice is per thread on Linux, `who` 0 is this one), and pauses in
-        // every load and build (`BackgroundPacer`): a reload never holds up the loop's thread or
-        // the X server on a busy CPU, yet still runs when the loop sleeps.
-        setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+        // The lowest priority, and pauses in every load and build (`BackgroundPacer`): a
+        // reload never holds up the loop's thread or the X server on a busy CPU, yet still runs
+        // when the loop sleeps.
+        BackgroundPacer.lowerCallingThread()
         while true {
             guard let request = Self.receive(Request.self, from: wake.readEnd) else { continue }
             var pacer = BackgroundPacer()
