@@ -134,7 +134,8 @@ extension Daemon {
             return
         }
         let started = MonotonicClock.microseconds()
-        // The last references to the replaced configuration go to the loader's thread.
+        // The last references to the replaced configuration go to the loader's thread (as an
+        // `any Sendable` already: consuming a tuple into one crashes swiftc 6.3.1).
         let replaced: any Sendable = (config, model)
         config = fresh
         rejected = nil

@@ -142,13 +142,14 @@ final class ConfigReloader: Sendable {
         Self.send(Request.retire(value), through: wake.writeEnd)
     }
 
-    /// What is ready once `descriptor` is readable: the model built last, and the outcome of
-    /// the load started last.
+    /// The model built last, and the outcome of the load started last: a struct, so that it
+    /// can be retired as a whole (consuming a tuple into `any Sendable` crashes swiftc 6.3.1).
     struct Ready: Sendable {
         var built: Built?
         var outcome: Outcome?
     }
 
+    /// What is ready once `descriptor` is readable.
     func takeReady() -> Ready {
         var ready = Ready()
         while let reply = Self.receive(Reply.self, from: done.readEnd) {
