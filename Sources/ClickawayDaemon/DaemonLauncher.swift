@@ -32,6 +32,11 @@ public enum DaemonLauncher {
     /// Runs until SIGTERM or SIGINT (0) or the display goes away (1); a start that fails
     /// says why on stderr and exits with its `DaemonExitStatus`.
     public static func run(_ options: Options) -> Int32 {
+        // Nothing here holds what the daemon was started with: a reload frees it.
+        daemon(options).run()
+    }
+
+    private static func daemon(_ options: Options) -> Daemon {
         let environment = processEnvironment()
         var logger = Logger(label: "clickaway") { DaemonLogHandler(label: $0, output: output) }
         logger.logLevel = .info
@@ -58,10 +63,9 @@ public enum DaemonLauncher {
         } catch {
             fail("\(error)", (error as? ControlServer.Failure)?.alreadyRunning == true ? .alreadyRunning : .failure)
         }
-        let daemon = Daemon(display: display, config: start.config, configFile: options.configFile, backend: options.backend,
-                            running: start.running, startErrors: start.errors, loop: loop, control: control,
-                            notifier: SystemdNotifier(environment: environment), logger: logger)
-        return daemon.run()
+        return Daemon(display: display, config: start.config, configFile: options.configFile, backend: options.backend,
+                      running: start.running, startErrors: start.errors, loop: loop, control: control,
+                      notifier: SystemdNotifier(environment: environment), logger: logger)
     }
 
     /// The configuration to start with. Nothing in the files stops the daemon: with errors it
