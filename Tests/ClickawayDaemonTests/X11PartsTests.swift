@@ -54,7 +54,8 @@ import Testing
             func model(_ matches: [WindowMatch]) throws -> ClickModel {
                 try ClickModel(popups: matches.enumerated().map { PopupSpec(name: "p\($0.offset)", source: .window($0.element)) })
             }
-            return WindowTracker.addedMatches(from: try model(old), to: try model(new))
+            let newModel = try model(new)
+            return WindowTracker.addedMatches(from: try model(old), to: newModel).map { newModel.windowMatches[$0] }
         }
         #expect(try added([a, b, excluded], [a, b, excluded]).isEmpty)
         // A runtime popup comes after the configured ones, before the exclusions.

@@ -148,9 +148,9 @@ final class WindowTracker {
             if let top = topOfClient[client], roster[top] == nil { place(top, now: now) }
         case .all where titlesNewlyFollowed:
             for window in roster.stacking where roster[window] == nil && mapped[window] != nil { enqueue(window) }
-        case .all where added.allSatisfy({ $0.pid != nil || $0.window != nil }):
+        case .all where added.allSatisfy({ model.windowMatches[$0].pid != nil || model.windowMatches[$0].window != nil }):
             // Matches by identity only (runtime popups): the windows they name.
-            for match in added {
+            for match in added.map({ model.windowMatches[$0] }) {
                 var tops = match.pid.map { topsOfPid[$0] ?? [] } ?? []
                 if let window = match.window, let top = topOfClient[window] ?? (seen[window] != nil ? window : nil) { tops.insert(top) }
                 for top in tops where roster[top] == nil { enqueue(top, reading: false) }
@@ -161,19 +161,30 @@ final class WindowTracker {
         settleFamilies(now: now, force: true)
     }
 
-    /// The window matches in `new` and not in `old`. Most models differ from the one before
+    /// The window matches in `new` and not in `old`, as indices into `new.windowMatches`: a
+    /// big configuration's 70,000 are not copied. Most models differ from the one before
     /// in a few popups (a runtime popup appended, one edited): the common beginning and end
     /// are found by the hashes the models were built with (64 bits: a collision would only
-    /// leave a window unplaced until it next changes), and only what lies between is compared.
-    static func addedMatches(from old: ClickModel, to new: ClickModel) -> [WindowMatch] {
+    /// leave a window unplaced until it next changes), and only what lies between is compared,
+    /// by those hashes too: replacing 70,000 matches by a few hashed each of them on the loop.
+    static func addedMatches(from old: ClickModel, to new: ClickModel) -> [Int] {
         let (oldHashes, newHashes) = (old.windowMatchHashes, new.windowMatchHashes)
         var head = 0
         while head < oldHashes.count, head < newHashes.count, oldHashes[head] == newHashes[head] { head += 1 }
         var tail = 0
         while tail < oldHashes.count - head, tail < newHashes.count - head,
               oldHashes[oldHashes.count - 1 - tail] == newHashes[newHashes.count - 1 - tail] { tail += 1 }
-        let removed = Set(old.windowMatches[head..<(oldHashes.count - tail)])
-        return new.windowMatches[head..<(newHashes.count - tail)].filter { !removed.contains($0) }
+        let (oldRange, newRange) = (head..<(oldHashes.count - tail), head..<(newHashes.count - tail))
+        guard !newRange.isEmpty else { return [] }
+        // A set of the shorter side's hashes: few when a big configuration comes or goes.
+        let kept: Set<Int>
+        if newRange.count <= oldRange.count {
+            let candidates = Set(newHashes[newRange])
+            kept = Set(oldHashes[oldRange].lazy.filter { candidates.contains($0) })
+        } else {
+            kept = Set(oldHashes[oldRange])
+        }
+        return newRange.filter { !kept.contains(newHashes[$0]) }
     }
 
     /// Whether `work` has something to do now: a window to place, one to start reading, or
