@@ -2,8 +2,10 @@
 #define CLICKAWAY_CLINUX_SHIM_H
 
 // The few glibc functions Swift's Glibc module hides behind _GNU_SOURCE, declared as glibc
-// defines them (spawn.h, sys/socket.h), and the credentials of a Unix socket's peer.
+// defines them (spawn.h, sys/socket.h), the credentials of a Unix socket's peer, and
+// malloc_trim (malloc.h, which the Glibc module leaves out).
 
+#include <malloc.h>
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -41,6 +43,11 @@ static inline int clinux_peer_uid(int fd, uid_t *uid) {
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
     *uid = credentials.uid;
     return 0;
+}
+
+/// Gives the pages of freed heap memory back to the system, in every arena (malloc_trim).
+static inline int clinux_give_back_freed_memory(void) {
+    return malloc_trim(0);
 }
 
 #endif

@@ -71,7 +71,7 @@ final class ConfigReloader: Sendable {
         case load(Job)
         case build(Build)
         /// Freed there, as the request goes.
-        case retire(any Sendable)
+        case retire(any Sendable, givingBack: Bool)
     }
 
     private enum Reply: Sendable {
@@ -138,15 +138,18 @@ final class ConfigReloader: Sendable {
     /// Hands over what the loop no longer uses (a replaced configuration), to be freed here:
     /// freeing 66,000 popups takes the time of a few hundred clicks. Consumed, so that the
     /// caller keeps no reference for its last release to race this thread's.
-    func retire(_ value: consuming any Sendable) {
-        Self.send(Request.retire(value), through: wake.writeEnd)
+    /// `givingBack`: the memory freed goes back to the system (`FreedMemory.giveBack`).
+    func retire(_ value: consuming any Sendable, givingBack: Bool = false) {
+        Self.send(Request.retire(value, givingBack: givingBack), through: wake.writeEnd)
     }
 
-    /// The model built last, and the outcome of the load started last: a struct, so that it
-    /// can be retired as a whole (consuming a tuple into `any Sendable` crashes swiftc 6.3.1).
+    /// The model built last, and the outcome of the load started last.
     struct Ready: Sendable {
         var built: Built?
         var outcome: Outcome?
+
+        /// Both, leaving none here.
+        mutating func take() -> Ready { Ready(built: built.take(), outcome: outcome.take()) }
     }
 
     /// What is ready once `descriptor` is readable.
@@ -167,14 +170,22 @@ final class ConfigReloader: Sendable {
         // when the loop sleeps.
         BackgroundPacer.lowerCallingThread()
         while true {
-            guard let request = Self.receive(Request.self, from: wake.readEnd) else { continue }
-            var pacer = BackgroundPacer()
-            switch request {
-            case .retire: break
-            case .build(let build): Self.send(Reply.built(build.perform { pacer.pause() }), through: done.writeEnd)
-            case .load(let job): Self.send(Reply.loaded(Self.perform(job) { pacer.pause() }), through: done.writeEnd)
-            }
+            // A retired value is freed as `serveNext` returns.
+            if serveNext() == .retiredGivingBack { FreedMemory.giveBack() }
         }
+    }
+
+    private enum Served { case served, retiredGivingBack }
+
+    private func serveNext() -> Served {
+        guard let request = Self.receive(Request.self, from: wake.readEnd) else { return .served }
+        var pacer = BackgroundPacer()
+        switch request {
+        case .retire(_, let givingBack): return givingBack ? .retiredGivingBack : .served
+        case .build(let build): Self.send(Reply.built(build.perform { pacer.pause() }), through: done.writeEnd)
+        case .load(let job): Self.send(Reply.loaded(Self.perform(job) { pacer.pause() }), through: done.writeEnd)
+        }
+        return .served
     }
 
     /// `loaded` with the runtime popups that fit it: building a model of 74,000 popups takes

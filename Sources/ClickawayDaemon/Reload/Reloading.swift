@@ -53,7 +53,7 @@ final class Reloading {
         }
         if let reloader {
             loop.watch(reloader.descriptor) { [unowned self] _ in
-                let ready = reloader.takeReady()
+                var ready = reloader.takeReady()
                 // The reload first: a model built with the replaced configuration, ready with
                 // it, is not worth swapping in for a moment.
                 if let outcome = ready.outcome, let done = complete(outcome) { finished(done) }
@@ -61,7 +61,7 @@ final class Reloading {
                 // The loop's last references, once the daemon has taken what it keeps: a model
                 // it did not take (built for runtime popups that changed since, or a reload's
                 // when it took the configured one) is freed there.
-                if ready.built != nil || ready.outcome != nil { reloader.retire(consume ready) }
+                if ready.built != nil || ready.outcome != nil { reloader.retire(ready.take()) }
             }
         }
     }
@@ -89,9 +89,11 @@ final class Reloading {
     }
 
     /// Frees `value` off the loop, on the loader's thread (on the loop when there is none).
-    /// Callers pass `consume` their last reference.
-    func retire(_ value: consuming any Sendable) {
-        reloader?.retire(value)
+    /// Callers pass their last reference as a temporary (`Optional.take()`): from a binding,
+    /// even a `consume`d one, swiftc may pass a copy and release the binding after the call,
+    /// and that release may then be the last, on the loop.
+    func retire(_ value: consuming any Sendable, givingBack: Bool = false) {
+        reloader?.retire(value, givingBack: givingBack)
     }
 
     /// After one finished: the reload asked for meanwhile, if any, with `runtime` as they are now.
