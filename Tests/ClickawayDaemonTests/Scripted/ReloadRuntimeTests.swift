@@ -171,4 +171,14 @@ extension DaemonLogicTests {
         let ended = try waiter.reply(from: d, to: "clash's end")
         #expect(ended.contains(#""reason":"reload""#) && ended.contains(#""popup":"clash""#), "\(ended)")
     }
+
+    /// A reload gives freed memory back to the system only when it leaves at most half of a
+    /// big configuration's popups: not between big ones, nor for small ones.
+    @Test func memoryGoesBackOnlyWhenABigConfigurationShrinks() {
+        #expect(Daemon.shrinks(from: 73_973, to: 3))
+        #expect(Daemon.shrinks(from: 10_000, to: 5_000))
+        #expect(!Daemon.shrinks(from: 10_000, to: 5_001))
+        #expect(!Daemon.shrinks(from: 73_973, to: 73_974))
+        #expect(!Daemon.shrinks(from: 9_999, to: 0))
+    }
 }
