@@ -148,9 +148,10 @@ final class WindowTracker {
             if let top = topOfClient[client], roster[top] == nil { place(top, now: now) }
         case .all where titlesNewlyFollowed:
             for window in roster.stacking where roster[window] == nil && mapped[window] != nil { enqueue(window) }
-        case .all where added.allSatisfy({ model.windowMatches[$0].pid != nil || model.windowMatches[$0].window != nil }):
+        case .all where added.allSatisfy({ model.windowMatches[$0].isByIdentity }):
             // Matches by identity only (runtime popups): the windows they name.
-            for match in added.map({ model.windowMatches[$0] }) {
+            for index in added {
+                let match = model.windowMatches[index]
                 var tops = match.pid.map { topsOfPid[$0] ?? [] } ?? []
                 if let window = match.window, let top = topOfClient[window] ?? (seen[window] != nil ? window : nil) { tops.insert(top) }
                 for top in tops where roster[top] == nil { enqueue(top, reading: false) }
