@@ -167,9 +167,10 @@ public final class ControlServer {
         let fd: FileDescriptor
         do { fd = try FileDescriptor.unixSocket(.stream) } catch { throw Failure(description: "cannot create the control socket: \(error)") }
         do throws(Errno) {
-            // Created 0600 by the umask, so there is no moment it is open to others.
-            let oldMask = umask(0o177)
-            defer { umask(oldMask) }
+            // Created 0600 (Linux gives the socket file the mode of the socket's inode, less
+            // the umask), so there is no moment it is open to others; not by setting the umask,
+            // which is the whole process's and would change what other threads create meanwhile.
+            guard fchmod(fd.rawValue, 0o600) == 0 else { throw Errno(rawValue: errno) }
             try fd.bind(to: address)
             try fd.listen(backlog: 16)
             try fd.setNonBlocking()
