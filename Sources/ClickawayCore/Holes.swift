@@ -4,37 +4,59 @@ extension DecisionEngine {
     /// nothing dismissed (an exclusion, or inside every open popup at once), as disjoint
     /// rectangles. Everywhere else a click may dismiss something and must reach the daemon.
     ///
-    /// Exact: every test the engine makes is a rectangle containment, so its answer is the
-    /// same over each cell of the grid drawn through every rectangle's edges. One point per
-    /// cell is decided, and the cells merged back into rectangles.
+    /// Exact, and in proportion to what can be a hole rather than to the screen: exclusions
+    /// are holes whole; any other hole is inside every open instance at once, which bounds
+    /// where to look (`EngineState.whereEveryInstanceCanBeInside`). There every test the
+    /// engine makes is a rectangle containment, so its answer is the same over each cell of
+    /// the grid drawn through the edges within: one point per cell is decided. Row by row,
+    /// the exclusions and those cells are merged into spans, and the spans into rectangles.
     public func holes(in screen: Rect) -> [Rect] {
         guard !open.isEmpty else { return [screen] }
-        let (gridX, gridY) = grid(in: screen)
+        let whole = Bounds(screen)
+        let exclusions = (configAreas + windowAreas)
+            .compactMap { $0.kind == .exclusion ? Bounds($0.rect).intersection(whole) : nil }
+            .filter { !$0.isEmpty }
+            .sorted { $0.minY < $1.minY }
+        var ys = [whole.minY, whole.maxY]
+        for e in exclusions { ys += [e.minY, e.maxY] }
+        // The cells where a hole may be inside every instance, and the rows they cut.
+        var cellXs: [Int64] = []
+        let inside = state.whereEveryInstanceCanBeInside().intersection(whole)
+        if !inside.isEmpty {
+            let (xs, gridYs) = grid(in: screen)
+            cellXs = Self.cuts(xs, from: inside.minX, to: inside.maxX)
+            ys += Self.cuts(gridYs, from: inside.minY, to: inside.maxY)
+        }
+        ys = Self.cuts(ys, from: whole.minY, to: whole.maxY)
 
         var scratch = state
         var holes: [Rect] = []
         // Rectangles still growing downwards, by their x span.
         var growing: [Span: Rect] = [:]
-        for j in 0..<(gridY.count - 1) {
-            var spans: [Span] = []
-            var runStart: Int64?
-            for i in 0..<(gridX.count - 1) {
-                let isHole = scratch.decidesNothing(x: Int32(gridX[i]), y: Int32(gridY[j]))
-                if isHole, runStart == nil { runStart = gridX[i] }
-                if !isHole, let start = runStart {
-                    spans.append(Span(from: start, to: gridX[i]))
-                    runStart = nil
+        var active: [Bounds] = []
+        var nextExclusion = 0
+        for j in 0..<(ys.count - 1) {
+            let (top, bottom) = (ys[j], ys[j + 1])
+            // Every exclusion edge is a row edge: an exclusion covers a row whole or not at all.
+            active.removeAll { $0.maxY <= top }
+            while nextExclusion < exclusions.count, exclusions[nextExclusion].minY <= top {
+                active.append(exclusions[nextExclusion])
+                nextExclusion += 1
+            }
+            var pieces = active.map { Span(from: $0.minX, to: $0.maxX) }
+            if !cellXs.isEmpty, inside.minY <= top, bottom <= inside.maxY {
+                for i in 0..<(cellXs.count - 1) where scratch.decidesNothing(x: Int32(cellXs[i]), y: Int32(top)) {
+                    pieces.append(Span(from: cellXs[i], to: cellXs[i + 1]))
                 }
             }
-            if let start = runStart { spans.append(Span(from: start, to: gridX[gridX.count - 1])) }
-            let height = Int32(gridY[j + 1] - gridY[j])
+            let height = Int32(bottom - top)
             var next: [Span: Rect] = [:]
-            for span in spans {
+            for span in Self.merged(pieces) {
                 if var r = growing.removeValue(forKey: span) {
                     r.height += height
                     next[span] = r
                 } else {
-                    next[span] = Rect(x: Int32(span.from), y: Int32(gridY[j]), width: Int32(span.to - span.from), height: height)
+                    next[span] = Rect(x: Int32(span.from), y: Int32(top), width: Int32(span.to - span.from), height: height)
                 }
             }
             holes += growing.values
@@ -65,6 +87,60 @@ extension DecisionEngine {
 
     /// The distinct cut lines within [low, high], sorted, ends included.
     private static func cuts(_ values: [Int64], from low: Int64, to high: Int64) -> [Int64] {
-        Array(Set(values.map { min(max($0, low), high) })).sorted()
+        Array(Set(values.map { min(max($0, low), high) } + [low, high])).sorted()
+    }
+
+    /// The spans' points as the fewest spans, left to right (touching spans join).
+    private static func merged(_ spans: [Span]) -> [Span] {
+        var result: [Span] = []
+        for s in spans.sorted(by: { $0.from < $1.from }) {
+            if let last = result.last, s.from <= last.to {
+                result[result.count - 1].to = max(last.to, s.to)
+            } else {
+                result.append(s)
+            }
+        }
+        return result
+    }
+}
+
+extension EngineState {
+    /// A box outside which no point counts as inside every open instance (empty: none does).
+    ///
+    /// Only a hit, an anchor or a family member's window counts an instance inside, with the
+    /// instances of its ancestors. An instance whose popup has no open descendant is thus
+    /// counted only where a hit is on it (its regions' hit areas; anywhere, when a region of
+    /// another popup redirects to its popup), on its popup's anchors and on its family's
+    /// windows. A hit counts one such instance (the one hit, or the one touched when the hit
+    /// redirects), so two of them counted by hits alone are never both inside.
+    func whereEveryInstanceCanBeInside() -> Bounds {
+        var hasOpenDescendant = Set<Int32>()
+        for o in open {
+            var p = parentOf[Int(o.popup)]
+            while p >= 0, hasOpenDescendant.insert(p).inserted { p = parentOf[Int(p)] }
+        }
+        var anchors: [Int32: Bounds] = [:]
+        var members: [InstanceID: Bounds] = [:]
+        for a in configAreas + windowAreas {
+            switch a.kind {
+            case .anchor(let popup): anchors[popup] = (anchors[popup] ?? .empty).union(Bounds(a.rect))
+            case .member(let owner, _, _): members[owner] = (members[owner] ?? .empty).union(Bounds(a.rect))
+            case .exclusion: break
+            }
+        }
+        var box = Bounds.everything
+        var countedByHitsAlone = 0
+        for o in open where !hasOpenDescendant.contains(o.popup) && !regions.redirectTargets.contains(o.popup) {
+            var reach = regions.bounds(popup: o.popup, at: o.rect)
+            if anchors[o.popup] == nil && members[o.id] == nil {
+                countedByHitsAlone += 1
+                if countedByHitsAlone > 1 { return .empty }
+            }
+            if let a = anchors[o.popup] { reach = reach.union(a) }
+            if let m = members[o.id] { reach = reach.union(m) }
+            box = box.intersection(reach)
+            if box.isEmpty { return .empty }
+        }
+        return box
     }
 }

@@ -57,9 +57,20 @@ struct Bounds: Sendable {
                maxX: maxX + Int64(insets.right), maxY: maxY + Int64(insets.bottom))
     }
 
+    var isEmpty: Bool { minX >= maxX || minY >= maxY }
+
+    func offsetBy(_ dx: Int64, _ dy: Int64) -> Bounds {
+        Bounds(minX: minX + dx, minY: minY + dy, maxX: maxX + dx, maxY: maxY + dy)
+    }
+
+    /// The points in both; empty (`isEmpty`) when they do not meet.
+    func intersection(_ o: Bounds) -> Bounds {
+        Bounds(minX: max(minX, o.minX), minY: max(minY, o.minY), maxX: min(maxX, o.maxX), maxY: min(maxY, o.maxY))
+    }
+
     func union(_ o: Bounds) -> Bounds {
-        if minX >= maxX || minY >= maxY { return o }
-        if o.minX >= o.maxX || o.minY >= o.maxY { return self }
+        if isEmpty { return o }
+        if o.isEmpty { return self }
         return Bounds(minX: min(minX, o.minX), minY: min(minY, o.minY), maxX: max(maxX, o.maxX), maxY: max(maxY, o.maxY))
     }
 }
@@ -69,6 +80,9 @@ struct RegionTable: Sendable {
     /// Dotted path of each node from its popup's name: "calendar", "calendar.card".
     private(set) var paths: [String] = []
     private(set) var roots: [Int32] = []
+    /// The popups that a region of another popup redirects to: a click there counts as a
+    /// hit on them, wherever that region is.
+    private(set) var redirectTargets: Set<Int32> = []
 
     init(popups: [PopupSpec]) {
         for (i, p) in popups.enumerated() {
@@ -139,7 +153,9 @@ struct RegionTable: Sendable {
 
     private mutating func resolveRedirect(_ target: String?, node: Int32, popup: String, byPath: [String: Int32]) {
         guard let target else { return }
-        if let t = byPath[popup + "." + target] ?? byPath[target] { nodes[Int(node)].redirect = t }
+        guard let t = byPath[popup + "." + target] ?? byPath[target] else { return }
+        nodes[Int(node)].redirect = t
+        if nodes[Int(t)].popup != nodes[Int(node)].popup { redirectTargets.insert(nodes[Int(t)].popup) }
     }
 
     private mutating func resolveRedirects(_ regions: [RegionSpec], parent: Int32, popup: String,
@@ -194,14 +210,27 @@ struct RegionTable: Sendable {
     /// Every vertical and horizontal line where a hit test of popup `popup`, opened at
     /// `rect`, can change its answer: the edges of each region's hit area, on screen.
     func edges(popup: Int32, at rect: Rect, xs: inout [Int64], ys: inout [Int64]) {
+        forEachHitArea(popup: popup, at: rect) { area in
+            xs += [area.minX, area.maxX]
+            ys += [area.minY, area.maxY]
+        }
+    }
+
+    /// Where popup `popup`, opened at `rect`, can be hit at all: its regions' hit areas together.
+    func bounds(popup: Int32, at rect: Rect) -> Bounds {
+        var all = Bounds.empty
+        forEachHitArea(popup: popup, at: rect) { all = all.union($0) }
+        return all
+    }
+
+    /// The hit area of each region of popup `popup` opened at `rect`, on screen, the root's first.
+    private func forEachHitArea(popup: Int32, at rect: Rect, _ body: (Bounds) -> Void) {
         let root = Int(roots[Int(popup)])
         let end = Int(popup) + 1 < roots.count ? Int(roots[Int(popup) + 1]) : nodes.count
         let ox = Int64(rect.x), oy = Int64(rect.y)
         let whole = Bounds(Rect(x: 0, y: 0, width: rect.width, height: rect.height)).expanded(by: nodes[root].slop)
-        for area in [whole] + nodes[(root + 1)..<end].map(\.area) {
-            xs += [ox + area.minX, ox + area.maxX]
-            ys += [oy + area.minY, oy + area.maxY]
-        }
+        body(whole.offsetBy(ox, oy))
+        for n in (root + 1)..<end { body(nodes[n].area.offsetBy(ox, oy)) }
     }
 
     /// The nodes from the root down to `n`.

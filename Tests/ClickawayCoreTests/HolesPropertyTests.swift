@@ -77,6 +77,70 @@ struct HolesPropertyTests {
         }
     }
 
+    /// Several instances of a popup (its windows), nested popups, a region of one popup
+    /// redirecting into another, and window areas: anchors, members of an instance's family,
+    /// exclusions. What bounds the search for holes must never leave one out.
+    @Test func holesMatchDecisionsWithWindowInstancesAndAreas() async throws {
+        let popupSeed = zip(Gen.int(in: 0...100), Gen.uint8(in: 0...255))
+        let instanceSeed = zip(Gen.int(in: 0...3), Gen.int32(in: -50...450), Gen.int32(in: -50...350),
+                               Gen.int32(in: 1...250), Gen.int32(in: 1...250))
+        let areaSeed = zip(Gen.int(in: 0...8), Gen.int32(in: -50...450), Gen.int32(in: -50...350),
+                           Gen.int32(in: 1...200), Gen.int32(in: 1...200))
+        await propertyCheck(count: 500, input: popupSeed.array(of: 1...3), instanceSeed.array(of: 1...5), areaSeed.array(of: 0...6),
+                            Gen.int32(in: -20...520).array(of: 200)) { popupSeeds, instanceSeeds, areaSeeds, points in
+            let specs = popupSeeds.enumerated().map { i, s -> PopupSpec in
+                let parent = s.0 % (i + 1) == i ? nil : "p\(s.0 % (i + 1))"
+                return popup("p\(i)", rect(0, 0, 1, 1), parent: parent) {
+                    $0.slop = Insets(all: Int32(s.1 >> 6))
+                    $0.passthrough = s.1 & 1 != 0
+                    if s.1 & 2 != 0 { $0.regions = [RegionSpec(name: "r", rect: rect(10, 10, 40, 30))] }
+                    // A tab that stands for another popup's region or root.
+                    if s.1 & 4 != 0, i > 0 {
+                        $0.regions.append(RegionSpec(name: "tab", rect: rect(-60, 0, 60, 60), redirect: "p\(Int(s.1 >> 3) % i)"))
+                    }
+                }
+            }
+            guard let e = try? engine(specs, open: []) else {
+                Issue.record("model rejected generated popups")
+                return
+            }
+            let instances = instanceSeeds.enumerated().map { i, s in
+                PopupInstance(popup: Int32(s.0 % specs.count), rect: rect(s.1, s.2, s.3, s.4), openedAt: 0, id: .window(UInt32(i + 1)))
+            }
+            e.setOpen(instances)
+            e.setWindowAreas(areaSeeds.enumerated().map { i, s in
+                let r = rect(s.1, s.2, s.3, s.4)
+                switch s.0 % 3 {
+                case 0: return Area(kind: .anchor(popup: Int32(s.0 % specs.count)), rect: r)
+                case 1: return Area(kind: .member(of: instances[s.0 % instances.count].id, popup: instances[s.0 % instances.count].popup,
+                                                  window: UInt32(100 + i)), rect: r)
+                default: return Area(kind: .exclusion, rect: r)
+                }
+            })
+            Self.check(e, points: points)
+        }
+    }
+
+    /// Thousands of windows of one popup open at once (a burst): no point is inside all of
+    /// them, so the holes are the exclusions, found without deciding the screen cell by cell.
+    @Test func manyInstancesOfOnePopupLeaveOnlyTheExclusions() throws {
+        let e = try engine([popup("menu", rect(0, 0, 1, 1))], exclusions: [ExclusionSpec(source: .rect(rect(0, 0, 100, 50), output: nil))], open: [])
+        e.setOpen((0..<2000).map { i in
+            PopupInstance(popup: 0, rect: rect(90 + Int32(i % 50), 70 + Int32(i % 40), 100, 100), openedAt: 0, id: .window(UInt32(i + 1)))
+        })
+        #expect(e.holes(in: Self.screen) == [rect(0, 0, 100, 50)])
+        // With one of them alone open, its window is a hole again.
+        e.setOpen([PopupInstance(popup: 0, rect: rect(90, 70, 100, 100), openedAt: 0, id: .window(1))])
+        #expect(e.holes(in: Self.screen) == [rect(0, 0, 100, 50), rect(90, 70, 100, 100)])
+    }
+
+    /// A tab that stands for the menu it opened (`redirect`): a click on it is inside both,
+    /// so the tab is a hole even though it is outside the menu.
+    @Test func aRegionStandingForAnotherPopupIsAHoleWhenBothAreOpen() throws {
+        let e = try engine([popup("menu", rect(300, 0, 100, 100)), popup("tab", rect(200, 0, 50, 20)) { $0.redirect = "menu" }])
+        #expect(e.holes(in: Self.screen) == [rect(200, 0, 50, 20)])
+    }
+
     @Test func noPopupOpenMeansNoShieldAtAll() throws {
         let e = try engine([popup("p", rect(10, 10, 50, 50))], open: [])
         #expect(e.holes(in: Self.screen) == [Self.screen])
