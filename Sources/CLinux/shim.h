@@ -3,12 +3,19 @@
 
 // The few glibc functions Swift's Glibc module hides behind _GNU_SOURCE, declared as glibc
 // defines them (spawn.h, sys/socket.h), the credentials of a Unix socket's peer, and
-// malloc_trim (malloc.h, which the Glibc module leaves out).
+// malloc_trim (malloc.h, which the Glibc module leaves out) and the time slices of the
+// calling thread (sched_setattr(2), which glibc before 2.41 does not wrap).
 
+#include <errno.h>
 #include <malloc.h>
+#include <sched.h>
 #include <spawn.h>
+#include <stdint.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
 extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *actions, const char *path);
@@ -48,6 +55,38 @@ static inline int clinux_peer_uid(int fd, uid_t *uid) {
 /// Gives the pages of freed heap memory back to the system, in every arena (malloc_trim).
 static inline int clinux_give_back_freed_memory(void) {
     return malloc_trim(0);
+}
+
+/// struct sched_attr (linux/sched/types.h), which glibc before 2.41 does not declare.
+struct clinux_sched_attr {
+    uint32_t size;
+    uint32_t sched_policy;
+    uint64_t sched_flags;
+    int32_t sched_nice;
+    uint32_t sched_priority;
+    uint64_t sched_runtime;
+    uint64_t sched_deadline;
+    uint64_t sched_period;
+};
+
+/// Asks the scheduler for time slices of `nanoseconds` for the calling thread, which keeps
+/// its policy (SCHED_OTHER only) and nice value; threads and processes it starts get the
+/// default again (SCHED_FLAG_RESET_ON_FORK). Linux 6.12 and later let a thread with a
+/// shorter slice than the running one take the CPU as it wakes; earlier kernels ignore it.
+/// Returns 0, or -1 with errno (ENOTSUP under another policy).
+static inline int clinux_request_short_slices(uint64_t nanoseconds) {
+    if (sched_getscheduler(0) != SCHED_OTHER) {
+        errno = ENOTSUP;
+        return -1;
+    }
+    errno = 0;
+    int nice = getpriority(PRIO_PROCESS, 0);
+    if (nice == -1 && errno != 0) return -1;
+    struct clinux_sched_attr attr = {
+        .size = sizeof attr, .sched_policy = SCHED_OTHER, .sched_flags = 1 /* SCHED_FLAG_RESET_ON_FORK */,
+        .sched_nice = nice, .sched_runtime = nanoseconds,
+    };
+    return (int)syscall(SYS_sched_setattr, 0, &attr, 0);
 }
 
 #endif
