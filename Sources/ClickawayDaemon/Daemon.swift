@@ -193,14 +193,15 @@ public final class Daemon {
         while let input = display.nextInput() {
             switch input {
             case .click(let click):
-                settleNow()
+                // Decided on the windows as they are, answered, and only then the rest.
+                if windowsChanged || unsettled { updateEngine() }
                 handle(click)
-                settle()
+                settleNow()
                 display.acted(on: click)
             case .escapeKey(let key):
-                settleNow()
+                if windowsChanged || unsettled { updateEngine() }
                 escapePressed(key)
-                settle()
+                settleNow()
             case .changed:
                 windowsChanged = true
                 settle()
@@ -332,8 +333,9 @@ public final class Daemon {
     /// Brings the runtime popups in line with the windows, asks for a model with the runtime
     /// popups as they are now, brings the engine and the interception in line, and tells
     /// monitors what opened and closed. The end of every handler; never between a press and
-    /// its answer. Without a loader thread a model is swapped in at once, and the runtime
-    /// popups are looked at again; each such pass resolves or removes one, so they end.
+    /// its answer (`updateEngine()` alone comes before it). Without a loader thread a model is
+    /// swapped in at once, and the runtime popups are looked at again; each such pass resolves
+    /// or removes one, so they end.
     func settle() {
         // Not paced while a request waits for the display: what settling sends must be on the
         // wire before the display's last round trip, so that the request sees it done.
@@ -352,6 +354,29 @@ public final class Daemon {
             swapped = staleModel != nil && !building && buildModel()
         } while swapped
         unsettled = false
+        updateEngine()
+        show.update(engine)
+        for notice in display.intercept(engine) {
+            switch notice {
+            case .refused(let refusal):
+                lastError = refusal.message
+                lastErrorIsRejection = false
+                monitor.send(.grabRefused(refusal))
+            case .switchedBackend(let backend, let reason):
+                monitor.send(.backend(backend: backend, reason: reason))
+            }
+        }
+        // Announced once the display has the new interception: a script that clicks when it
+        // sees "opened" is not faster than the daemon.
+        display.flush()
+        monitor.announce(engine.open, windows: display.windows, describe: openPopup)
+        supervision.status(statusLine())
+    }
+
+    /// The engine with the open popups and the window areas the display knows now: what a
+    /// click or a key is decided on. Nothing is sent or announced here; `settle()` does that
+    /// after the answer.
+    func updateEngine() {
         // The display's arrays as they are when nothing is added or left out: in a burst of
         // windows a copy of thousands at every settle is most of what it costs.
         var open = display.windows.openInstances()
@@ -369,22 +394,6 @@ public final class Daemon {
         }
         engine.setOpen(open)
         engine.setWindowAreas(areas)
-        show.update(engine)
-        for notice in display.intercept(engine) {
-            switch notice {
-            case .refused(let refusal):
-                lastError = refusal.message
-                lastErrorIsRejection = false
-                monitor.send(.grabRefused(refusal))
-            case .switchedBackend(let backend, let reason):
-                monitor.send(.backend(backend: backend, reason: reason))
-            }
-        }
-        // Announced once the display has the new interception: a script that clicks when it
-        // sees "opened" is not faster than the daemon.
-        display.flush()
-        monitor.announce(engine.open, windows: display.windows, describe: openPopup)
-        supervision.status(statusLine())
     }
 
     /// `settle()` without waiting for the pace of windows' changes: for a click, a key or a

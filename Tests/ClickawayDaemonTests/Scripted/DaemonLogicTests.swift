@@ -2,6 +2,7 @@ import ClickawayControl
 import ClickawayCore
 @testable import ClickawayDaemon
 import ClickawayJSON
+import ClickawaySystem
 import Foundation
 import ProcessSupport
 import Testing
@@ -104,6 +105,26 @@ import Testing
             .intercepting([]),
             .acted(press: true),
         ])
+    }
+
+    /// A popup opened just before a click (its settle paced) counts for the click, but the
+    /// click is answered before the interception follows it.
+    @Test func aClickRightAfterWindowsChangedIsAnsweredBeforeTheInterceptionFollows() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu") + Self.popup("sub", class: "Sub"))
+        d.display.map(1, class: "Menu", at: Self.menuRect)
+        d.step()
+        #expect(intercepting(d.display.takeEffects()) == ["menu"])
+        d.daemon.pacing = SettlePacing(immediateMicroseconds: 0, spacing: 1_000_000)
+        d.daemon.pacing.settled(tookMicroseconds: 1, now: MonotonicClock.microseconds())
+
+        d.display.map(2, class: "Sub", at: Self.subRect)
+        d.display.press(600, 500)
+        d.step()
+        let effects = d.display.takeEffects()
+        #expect(effects.first == .answered(press: true, button: 1, x: 600, y: 500, click: .swallow, reason: .outside), "\(effects)")
+        #expect(effects.contains(.closed(window: 1, popup: "menu")) && effects.contains(.closed(window: 2, popup: "sub")), "\(effects)")
+        #expect(!effects.contains(.intercepting(["menu", "sub"])), "the interception followed the new popup before the answer: \(effects)")
+        #expect(effects.last == .acted(press: true))
     }
 
     @Test func anInsideClickPassesAndDismissesNothing() throws {
