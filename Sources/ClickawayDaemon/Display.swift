@@ -42,9 +42,9 @@ public protocol Display: PollSource {
     /// The next thing the daemon must know about, nil once everything read is handled.
     func nextInput() -> DisplayInput?
     /// Answers `click` by its token: no allocation, and nothing waited for before the answer
-    /// is flushed. `decision` is nil for a release no press waited on. After the flush the
-    /// X11 shield asks which window is under a click it let through (one round trip) so that
-    /// the window manager activates it, as it would have without the shield.
+    /// is flushed. `decision` is nil for a release no press waited on. With the answer the
+    /// X11 shield asks which window is under a click it let through, so that the window
+    /// manager activates it, as it would have without the shield, once the reply comes.
     func answer(_ click: Click, with decision: Decision?)
     /// The daemon has acted on `click` (dismissed, settled the interception): what must come
     /// after that goes now (Wayland: a released click is sent on to what is under it now).
@@ -58,8 +58,9 @@ public protocol Display: PollSource {
     func close(_ window: UInt32, _ spec: PopupSpec, trigger: DismissTrigger)
     /// Asks for `.synced(id)` from `nextInput()` once every input the display sent before
     /// now has been handed out and what the daemon sent for them processed (`clickawayctl
-    /// sync`, `add --window`). X11 never waits for it (two round trips collected between
-    /// events); Wayland does its round trips here, and waits for sway's IPC at most 2 s.
+    /// sync`, `add --window`). Neither display waits for it: X11 collects two round trips
+    /// between events; Wayland two wl_display.syncs and, on sway, a fresh tree, refused when
+    /// they have not come within 2 s.
     func startSync(_ id: Int)
     /// The display's part of `status`.
     func status() -> DisplayStatus

@@ -38,15 +38,12 @@ extension XConnection {
     }
 
     /// Asks TranslateCoordinates which child of the root is at (x, y) now, honouring input
-    /// shapes, without waiting: read the answer with `childOfRoot(_:)` after a flush.
-    public func askChildOfRoot(x px: Int32, y py: Int32) -> ChildOfRootQuery {
-        ChildOfRootQuery(cookie: xcb_translate_coordinates(c, root, root, Int16(clamping: px), Int16(clamping: py)))
-    }
-
-    /// The top-level window `query` found, nil for the bare root.
-    public func childOfRoot(_ query: ChildOfRootQuery) throws(XError) -> WindowID? {
-        try reply("TranslateCoordinates", { xcb_translate_coordinates_reply(c, query.cookie, $0) }) { r in
-            r.pointee.child == UInt32(XCB_NONE) ? nil : r.pointee.child
+    /// shapes; the reply (the top-level window, nil for the bare root) is collected later.
+    public func sendChildOfRoot(x px: Int32, y py: Int32) -> PendingReply<WindowID?> {
+        let cookie = xcb_translate_coordinates(c, root, root, Int16(clamping: px), Int16(clamping: py))
+        return PendingReply(sequence: cookie.sequence, request: "TranslateCoordinates") { raw in
+            let child = raw.assumingMemoryBound(to: xcb_translate_coordinates_reply_t.self).pointee.child
+            return child == UInt32(XCB_NONE) ? nil : child
         }
     }
 
@@ -64,10 +61,6 @@ public enum StackPlacement: Sendable {
 }
 
 /// A TranslateCoordinates request sent and not read yet.
-public struct ChildOfRootQuery {
-    fileprivate let cookie: xcb_translate_coordinates_cookie_t
-}
-
 /// A window's input shape as XFixes regions owned by this object: "covered" is the screen
 /// minus the holes; `punch` takes one more point out of it (a pinhole for a press let
 /// through), which stays out, holes changing or not, until `closePinhole`. Regions are made

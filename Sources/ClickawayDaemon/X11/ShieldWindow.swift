@@ -140,10 +140,10 @@ final class ShieldWindow {
     /// the press in its own time, to the window under the press's position then. The
     /// pointer's next EnterNotify on the shield closes it: that comes only once nobody grabs
     /// the pointer any more, so after every replay of this press and its release.
-    func replay(x rootX: Int32, y rootY: Int32, time: Timestamp, findWindowUnder: Bool) -> ChildOfRootQuery? {
+    func replay(x rootX: Int32, y rootY: Int32, time: Timestamp, findWindowUnder: Bool) -> PendingReply<WindowID?>? {
         shape.punch(x: rootX, y: rootY)
         x.allowEvents(.replayPointer, time: time)
-        return findWindowUnder ? x.askChildOfRoot(x: rootX, y: rootY) : nil
+        return findWindowUnder ? x.sendChildOfRoot(x: rootX, y: rootY) : nil
     }
 
     /// The pointer is over the shield again: the pinhole of the last press let through has

@@ -430,11 +430,8 @@ final class WindowTracker {
         return topOfClient[window] != nil ? window : nil
     }
 
-    /// The client window of a top-level: known when it was looked at, else searched now.
-    func client(of top: WindowID) throws(XError) -> WindowID? {
-        if let s = seen[top] { return s.client }
-        return try x.findClient(of: top).client
-    }
+    /// The client window of a top-level, as read when it was mapped; nil for one not read yet.
+    func client(of top: WindowID) -> WindowID? { seen[top]?.client }
 
     /// Whether the client takes WM_DELETE_WINDOW, as read when it was matched.
     func supportsDelete(_ client: WindowID) -> Bool { roster.entry(forWindow: client)?.details == true }

@@ -50,6 +50,9 @@ public final class X11Display: Display {
     /// `probePointerGrab`s sent, oldest first, and those answered, not handed out yet.
     private var grabProbes: [(id: Int, reply: PendingReply<PointerGrabRefusal?>)] = []
     private var grabAnswers: [(id: Int, heldBy: String?)] = []
+    /// Clicks let through the shield's own grab: which top-level is under each, asked as it
+    /// was answered; its client is activated when the reply comes (`activateUnderClicks`).
+    private var activations: [(under: PendingReply<WindowID?>, time: Timestamp)] = []
     /// `clickawayctl show` is drawing: in grab mode Escape is grabbed, and ends it
     /// (`X11ShowCanvas`). Not in shield mode, where the root holds no grab while the pointer
     /// is in a hole: any passive grab there costs every click in a hole the X server's check
@@ -107,6 +110,7 @@ public final class X11Display: Display {
     /// Flushes, and looks whether libxcb already holds an event: replies can pull events into
     /// its queue without the socket becoming readable again (i3's prepare callback).
     public func prepareToSleep() -> Bool {
+        if !activations.isEmpty { activateUnderClicks() }
         x.flush()
         let synced = !syncs.isEmpty && syncs.canAdvance(x: x, readsBusy: tracker.isBusy, now: MonotonicClock.milliseconds())
         let grabAnswer = hasGrabAnswer()
@@ -170,6 +174,7 @@ public final class X11Display: Display {
                 let answer = grabAnswers.removeFirst()
                 return .pointerGrab(answer.id, heldBy: answer.heldBy)
             }
+            if !activations.isEmpty { activateUnderClicks() }
             guard !syncs.isEmpty else { return nil }
             switch syncs.advance(x: x, readsBusy: tracker.isBusy, now: MonotonicClock.milliseconds()) {
             case .waiting: return nil
@@ -247,7 +252,7 @@ public final class X11Display: Display {
         }
         let swallow = decision?.click == .swallow
         let onShieldGrab = click.token.window == shield?.window
-        var windowUnder: ChildOfRootQuery?
+        var windowUnder: PendingReply<WindowID?>?
         if swallow {
             x.allowEvents(.asyncPointer, time: time)
             shieldHoldsAClick = onShieldGrab
@@ -258,7 +263,7 @@ public final class X11Display: Display {
             x.allowEvents(.replayPointer, time: time)
         }
         x.flush()
-        if let windowUnder { activate(under: windowUnder, time: time) }
+        if let windowUnder { activations.append((windowUnder, time)) }
         // The replayed press first, the dismissal after: on a shared CPU, let the X server
         // deliver it before this process goes on to unmap and ungrab (BENCHMARKS.md, case 4).
         if let decision, decision.dismissCount > 0 && !swallow { sched_yield() }
@@ -292,19 +297,24 @@ public final class X11Display: Display {
         }
     }
 
-    /// After a press let through from the shield's own grab, which no window manager grab
-    /// saw: asks the window manager to activate the client under it, as a click would have
-    /// (EWMH; a window manager without it, and the bare root, get nothing). Runs after the
-    /// answer to the press is flushed: the round trip here never holds the pointer.
-    private func activate(under query: ChildOfRootQuery, time: Timestamp) {
-        do {
-            guard let top = try x.childOfRoot(query), top != shield?.window,
-                  let client = try tracker.client(of: top) else { return }
-            x.requestActivation(client, time: time)
-            logger.debug("asked the window manager to activate the window under a click let through the shield",
-                         metadata: ["window": "\(hex(client))"])
-        } catch {
-            logger.debug("no window to activate under a click let through the shield: \(error)")
+    /// After presses let through from the shield's own grab, which no window manager grab
+    /// saw: asks the window manager to activate the client under each, as a click would have
+    /// (EWMH; a window manager without it, and the bare root, get nothing). Takes the replies
+    /// that came, oldest first, never waiting for one.
+    private func activateUnderClicks() {
+        while let (under, time) = activations.first {
+            switch x.poll(under) {
+            case .notYet: return
+            case .value(let top):
+                if let top, top != shield?.window, let client = tracker.client(of: top) {
+                    x.requestActivation(client, time: time)
+                    logger.debug("asked the window manager to activate the window under a click let through the shield",
+                                 metadata: ["window": "\(hex(client))"])
+                }
+            case .failed(let error):
+                logger.debug("no window to activate under a click let through the shield: \(error)")
+            }
+            activations.removeFirst()
         }
     }
 
