@@ -12,7 +12,8 @@ internal import Logging
 /// server: a window mapped (or changed) is queued by `apply`; `work` sends its requests and
 /// collects their replies as they come (`xcb_poll_for_reply`), a few windows at a time, so
 /// that a press that arrives during a burst of windows is read and answered at once. Only
-/// start-up and `sync` wait for the replies (`finishReads`).
+/// start-up waits for the replies (`finishReads`); `sync` waits for the reads in flight
+/// between events (`X11Syncs`).
 
 final class WindowTracker {
     private let x: XConnection
@@ -277,8 +278,8 @@ final class WindowTracker {
         return (false, false)
     }
 
-    /// Completes every read begun and queued, waiting for the replies: for start-up and
-    /// `sync` only. Returns whether what the engine sees changed.
+    /// Completes every read begun and queued, waiting for the replies: for start-up only.
+    /// Returns whether what the engine sees changed.
     @discardableResult
     func finishReads(now: Int64) -> Bool {
         var changed = false
