@@ -35,7 +35,10 @@ struct Clickaway: ParsableCommand {
             (`journalctl --user -u clickaway` shows them, `journalctl --user -u clickaway -p err` \
             only the errors) and each key=value of an event is a field of its own, its key upper-cased \
             after CLICKAWAY_ (`journalctl --user CLICKAWAY_POPUP=calendar`); when that socket is not there it is one `<N>`-prefixed line on \
-            stderr, with each line break of a diagnostic shown as a return sign (U+23CE).
+            stderr, with each line break of a diagnostic shown as a return sign (U+23CE). \
+            The daemon never waits for its log: an event a terminal held with ^S, a pipe nobody \
+            reads or a full journal stream cannot take at once is dropped, and the next line \
+            says how many were (a warning).
             """,
         version: clickawayVersionText(program: "clickaway"),
         exitStatuses: DaemonExitStatus.allCases.map { ExitStatusHelp($0.rawValue, $0.meaning) },

@@ -12,18 +12,84 @@ import Testing
     static let diagnostic = "config.toml:3:12: error: unknown key \"clas\"\n  window = { clas = \"Pop\" }\n             ^~~~\n"
         + "the configuration has errors; running with no popups"
 
-    /// Everything written to a pipe so far.
+    /// Everything written to a pipe so far (the output keeps a descriptor of its own on it, so
+    /// no end of file comes: what is there is read without waiting).
     static func drain(_ pipe: (readEnd: FileDescriptor, writeEnd: FileDescriptor)) throws -> String {
         try pipe.writeEnd.close()
+        let text = try available(pipe.readEnd)
+        try pipe.readEnd.close()
+        return text
+    }
+
+    /// What `readEnd` holds now.
+    static func available(_ readEnd: FileDescriptor) throws -> String {
+        try readEnd.setNonBlocking()
         var text: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let n = try buffer.withUnsafeMutableBytes { try pipe.readEnd.read(into: $0) }
+            let n: Int
+            do {
+                n = try buffer.withUnsafeMutableBytes { try readEnd.read(into: $0) }
+            } catch Errno.wouldBlock {
+                break
+            }
             if n == 0 { break }
             text += buffer[..<n]
         }
-        try pipe.readEnd.close()
         return String(decoding: text, as: UTF8.self)
+    }
+
+    enum Stream: CaseIterable, CustomStringConvertible {
+        case pipe, socket
+        var description: String { self == .pipe ? "a pipe (terminal form)" : "a socket (the journal's stream)" }
+    }
+
+    /// A stream nobody reads (a pipe to a stopped pager, a terminal held with ^S, a full
+    /// journal stream) never holds the writer: what it cannot take is dropped, and the next
+    /// record it takes follows a line that says how many were.
+    @Test(arguments: Stream.allCases)
+    func aStreamNobodyReadsNeverHoldsTheLogAndItSaysWhatWasDropped(_ kind: Stream) throws {
+        let (readEnd, writeEnd): (FileDescriptor, FileDescriptor)
+        switch kind {
+        case .pipe:
+            (readEnd, writeEnd) = try FileDescriptor.pipe()
+        case .socket:
+            var ends: [Int32] = [0, 0]
+            try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0)
+            (readEnd, writeEnd) = (FileDescriptor(rawValue: ends[0]), FileDescriptor(rawValue: ends[1]))
+        }
+        defer {
+            try? readEnd.close()
+            try? writeEnd.close()
+        }
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-journal-\(UUID().uuidString)").path
+        let output = LogOutput(form: kind == .pipe ? .terminal : .journal, stream: writeEnd, journalSocket: missing)
+        let records = 3000
+        // On a thread of its own, so that a writer that waited would show as a timeout here.
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            for i in 0..<records {
+                output.write(level: .info, label: "clickaway", metadata: nil, source: "ClickawayDaemonTests", message: "record \(i) end")
+            }
+            done.signal()
+        }
+        if done.wait(timeout: .now() + 20) == .timedOut {
+            Issue.record("the log waited for a stream nobody read")
+            while done.wait(timeout: .now() + 0.1) == .timedOut { _ = try Self.available(readEnd) }
+        }
+        let first = try Self.available(readEnd)
+        let received = first.split(separator: "\n").filter { $0.hasSuffix(" end") }.count
+        #expect(received > 0 && received < records, "\(received) of \(records) records read")
+
+        output.write(level: .info, label: "clickaway", metadata: nil, source: "ClickawayDaemonTests", message: "after")
+        let lines = try Self.available(readEnd).split(separator: "\n", omittingEmptySubsequences: false)
+        let notice = lines.first { $0.contains("dropped") }.map(String.init) ?? ""
+        let count = notice.components(separatedBy: " log record").first?.split(whereSeparator: { $0 == " " || $0 == ">" }).last
+            .flatMap { Int($0) }
+        // A record cut off at its last byte reads as whole once the notice's newline ends it.
+        #expect(count == records - received || count == records - received + 1, "\(notice); \(received) read")
+        #expect(notice.contains(kind == .pipe ? "warning clickaway" : "<4>"), "\(notice)")
+        #expect(lines.last(where: { !$0.isEmpty })?.hasSuffix("after") == true, "\(lines)")
     }
 
     @Test func levelsAreNamedAndPrioritisedAsLogLevelNamesThem() {

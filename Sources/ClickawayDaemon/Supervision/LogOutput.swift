@@ -37,6 +37,22 @@ public final class LogOutput: @unchecked Sendable {
     public let form: Form
     private let stream: FileDescriptor
     private let journal: (socket: FileDescriptor, address: UnixSocketAddress)?
+    private let writer: StreamWriter
+    /// Records the stream did not take at once, since the last one it took.
+    private var dropped = 0
+    /// The stream took part of a record: what comes next starts on a line of its own.
+    private var cut = false
+
+    /// How records reach the stream without ever waiting for it.
+    private enum StreamWriter {
+        /// A terminal or a pipe, reopened as a file description of this process's own with
+        /// O_NONBLOCK: the one it shares with the shell that started it stays as it was.
+        case nonBlocking(FileDescriptor)
+        /// A socket (the journal's stream): send(2) with MSG_DONTWAIT.
+        case socket
+        /// A file, or what could not be reopened: written as it is.
+        case plain
+    }
 
     /// The daemon's stderr, in the journal's form when $JOURNAL_STREAM says stderr is the journal.
     public static func standardError(environment: [String: String]) -> LogOutput {
@@ -56,10 +72,26 @@ public final class LogOutput: @unchecked Sendable {
         } else {
             journal = nil
         }
+        writer = Self.writer(for: stream)
     }
 
     deinit {
         try? journal?.socket.close()
+        if case .nonBlocking(let descriptor) = writer { try? descriptor.close() }
+    }
+
+    private static func writer(for stream: FileDescriptor) -> StreamWriter {
+        var status = stat()
+        guard fstat(stream.rawValue, &status) == 0 else { return .plain }
+        switch status.st_mode & S_IFMT {
+        case S_IFSOCK:
+            return .socket
+        case S_IFCHR, S_IFIFO:
+            let own = open("/proc/self/fd/\(stream.rawValue)", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+            return own >= 0 ? .nonBlocking(FileDescriptor(rawValue: own)) : .plain
+        default:
+            return .plain
+        }
     }
 
     /// Writes one record in this output's form.
@@ -91,8 +123,60 @@ public final class LogOutput: @unchecked Sendable {
         }
     }
 
+    /// Writes `text` to the stream without waiting: a terminal held with ^S, a pipe nobody
+    /// reads or a full journal stream must not hold the loop, nor the pointer while a press
+    /// waits. A record the stream cannot take now is dropped and counted; the next one it
+    /// takes comes after a line that says how many were.
     private func writeStream(_ text: String) {
-        _ = try? stream.writeAll(text.utf8)
+        if dropped > 0 {
+            let notice = (cut ? "\n" : "") + droppedNotice(dropped)
+            guard writeNow(Array(notice.utf8)) == notice.utf8.count else {
+                dropped += 1
+                return
+            }
+            (dropped, cut) = (0, false)
+        }
+        let bytes = Array(text.utf8)
+        let written = writeNow(bytes)
+        if written < bytes.count {
+            dropped += 1
+            if written > 0 { cut = true }
+        }
+    }
+
+    private func droppedNotice(_ count: Int) -> String {
+        let sentence = "\(count) log record\(count == 1 ? " was" : "s were") dropped: the log's reader did not take them in time"
+        switch form {
+        case .terminal:
+            return Self.terminalLine(timestamp: Self.timestamp(), level: .warning, label: "clickaway", metadata: nil,
+                                     source: "ClickawayDaemon", message: sentence)
+        case .journal:
+            return Self.journalLine(level: .warning, message: sentence)
+        }
+    }
+
+    /// Writes what the stream takes now; the number of bytes written.
+    private func writeNow(_ bytes: [UInt8]) -> Int {
+        var written = 0
+        while written < bytes.count {
+            let n: Int? = bytes[written...].withUnsafeBytes { piece in
+                switch writer {
+                case .plain:
+                    return try? stream.write(piece)
+                case .nonBlocking(let descriptor):
+                    return try? descriptor.write(piece)
+                case .socket:
+                    var sent: Int
+                    repeat {
+                        sent = send(stream.rawValue, piece.baseAddress, piece.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+                    } while sent < 0 && errno == EINTR
+                    return sent >= 0 ? sent : nil
+                }
+            }
+            guard let n, n > 0 else { break }
+            written += n
+        }
+        return written
     }
 
     // MARK: The forms, without I/O
