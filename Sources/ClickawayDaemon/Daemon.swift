@@ -194,12 +194,12 @@ public final class Daemon {
             switch input {
             case .click(let click):
                 // Decided on the windows as they are, answered, and only then the rest.
-                if windowsChanged || unsettled { updateEngine() }
+                if windowsChanged || unsettled { engineFollowsWindows() }
                 handle(click)
                 settleNow()
                 display.acted(on: click)
             case .escapeKey(let key):
-                if windowsChanged || unsettled { updateEngine() }
+                if windowsChanged || unsettled { engineFollowsWindows() }
                 escapePressed(key)
                 settleNow()
             case .changed:
@@ -271,6 +271,10 @@ public final class Daemon {
             "popups": "\(names.joined(separator: ","))", "reason": "\(event.reason)", "button": "\(event.button)",
             "x": "\(event.x)", "y": "\(event.y)", "click": "\(event.click)",
         ])
+        // Decided before the settle that announces what opened: a popup that opened since is
+        // announced first, so that no monitor hears of a dismissal of what never opened.
+        let removed = dismissed.filter { d in !engine.open.contains { $0.id == d.id } }
+        monitor.announce(engine.open + removed, windows: display.windows, describe: openPopup)
         monitor.send(.dismissed(event))
         let now = MonotonicClock.milliseconds()
         for instance in dismissed {
@@ -333,7 +337,7 @@ public final class Daemon {
     /// Brings the runtime popups in line with the windows, asks for a model with the runtime
     /// popups as they are now, brings the engine and the interception in line, and tells
     /// monitors what opened and closed. The end of every handler; never between a press and
-    /// its answer (`updateEngine()` alone comes before it). Without a loader thread a model is
+    /// its answer (`engineFollowsWindows()` alone comes before it). Without a loader thread a model is
     /// swapped in at once, and the runtime popups are looked at again; each such pass resolves
     /// or removes one, so they end.
     func settle() {
@@ -394,6 +398,13 @@ public final class Daemon {
         }
         engine.setOpen(open)
         engine.setWindowAreas(areas)
+    }
+
+    /// Before a click or a key is decided: runtime popups whose window or parent went are
+    /// ended (rare, and only then a `wait` hears it), and the engine sees the windows.
+    func engineFollowsWindows() {
+        if windowsChanged && !runtime.isEmpty { settleRuntimeWindows() }
+        updateEngine()
     }
 
     /// `settle()` without waiting for the pace of windows' changes: for a click, a key or a

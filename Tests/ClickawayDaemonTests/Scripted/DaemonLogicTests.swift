@@ -114,8 +114,12 @@ import Testing
         d.display.map(1, class: "Menu", at: Self.menuRect)
         d.step()
         #expect(intercepting(d.display.takeEffects()) == ["menu"])
+        // Settles for windows wait for hours, whatever the machine's pauses.
         d.daemon.pacing = SettlePacing(immediateMicroseconds: 0, spacing: 1_000_000)
-        d.daemon.pacing.settled(tookMicroseconds: 1, now: MonotonicClock.microseconds())
+        d.daemon.pacing.settled(tookMicroseconds: 10_000, now: MonotonicClock.microseconds())
+        let monitor = try d.connect()
+        try monitor.send(#"{"request":"monitor"}"#)
+        #expect(try monitor.reply(from: d, to: "monitor").contains(#""ok":true"#))
 
         d.display.map(2, class: "Sub", at: Self.subRect)
         d.display.press(600, 500)
@@ -125,6 +129,15 @@ import Testing
         #expect(effects.contains(.closed(window: 1, popup: "menu")) && effects.contains(.closed(window: 2, popup: "sub")), "\(effects)")
         #expect(!effects.contains(.intercepting(["menu", "sub"])), "the interception followed the new popup before the answer: \(effects)")
         #expect(effects.last == .acted(press: true))
+        // A monitor hears the popup open before it hears it dismissed, then both closed.
+        _ = try d.request(#"{"request":"sync"}"#)
+        var events: [String] = []
+        while let line = monitor.line() { events.append(line) }
+        let names = events.compactMap { try? JSON.parse($0) }.map { event in
+            "\(event["event"]?.stringValue ?? "?") \(event["popup"]?.stringValue ?? (event["popups"]?.arrayValue?.compactMap(\.stringValue).sorted().joined(separator: ",") ?? "?"))"
+        }
+        #expect(names == ["opened sub", "dismissed menu,sub", "closed menu", "closed sub"] || names == ["opened sub", "dismissed menu,sub", "closed sub", "closed menu"],
+                "\(events)")
     }
 
     @Test func anInsideClickPassesAndDismissesNothing() throws {
