@@ -50,13 +50,17 @@ import Testing
     @Test(arguments: Stream.allCases)
     func aStreamNobodyReadsNeverHoldsTheLogAndItSaysWhatWasDropped(_ kind: Stream) throws {
         let (readEnd, writeEnd): (FileDescriptor, FileDescriptor)
+        // Small buffers, so that 3,000 records overflow them whatever the system's defaults.
         switch kind {
         case .pipe:
             (readEnd, writeEnd) = try FileDescriptor.pipe()
+            _ = fcntl(writeEnd.rawValue, 1031, 4096)  // F_SETPIPE_SZ, which Glibc hides behind _GNU_SOURCE
         case .socket:
             var ends: [Int32] = [0, 0]
             try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0)
             (readEnd, writeEnd) = (FileDescriptor(rawValue: ends[0]), FileDescriptor(rawValue: ends[1]))
+            var size: Int32 = 4096
+            _ = setsockopt(writeEnd.rawValue, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
         defer {
             try? readEnd.close()

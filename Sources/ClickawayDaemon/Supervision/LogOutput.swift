@@ -38,6 +38,7 @@ public final class LogOutput: @unchecked Sendable {
     private let stream: FileDescriptor
     private let journal: (socket: FileDescriptor, address: UnixSocketAddress)?
     private let writer: StreamWriter
+    // Written from the loop's thread only (the loader thread does not log).
     /// Records the stream did not take at once, since the last one it took.
     private var dropped = 0
     /// The stream took part of a record: what comes next starts on a line of its own.
@@ -102,24 +103,36 @@ public final class LogOutput: @unchecked Sendable {
                                           source: source, message: message))
         case .journal:
             let text = Self.journalMessage(metadata: metadata, message: message)
-            if let journal {
-                do {
-                    try journal.socket.sendDatagram(Self.journalDatagram(level: level, message: text, metadata: metadata),
-                                                    to: journal.address)
-                    return
-                } catch {
-                    // Not there, or cannot take it now: the stream below is the journal too.
-                }
-            }
+            if sentToJournal(level: level, text: text, metadata: metadata) { return }
             writeStream(Self.journalLine(level: level, message: text))
         }
     }
 
-    /// A failure that ends the daemon, as the last thing it says: an error.
+    /// A failure that ends the daemon, as the last thing it says: an error, waited for, since
+    /// no record after it would say that it was dropped.
     public func fail(_ message: String) {
+        let line: String
         switch form {
-        case .terminal: writeStream(message + "\n")
-        case .journal: write(level: .error, label: "clickaway", metadata: nil, source: "clickaway", message: message)
+        case .terminal:
+            line = message + "\n"
+        case .journal:
+            if sentToJournal(level: .error, text: message, metadata: nil) { return }
+            line = Self.journalLine(level: .error, message: message)
+        }
+        let notice = dropped > 0 ? (cut ? "\n" : "") + droppedNotice(dropped) : ""
+        (dropped, cut) = (0, false)
+        _ = try? stream.writeAll((notice + line).utf8)
+    }
+
+    /// Sends the record to the journal's native socket; false when it is not there or cannot
+    /// take it now (the stream is the journal too).
+    private func sentToJournal(level: Logger.Level, text: String, metadata: Logger.Metadata?) -> Bool {
+        guard let journal else { return false }
+        do {
+            try journal.socket.sendDatagram(Self.journalDatagram(level: level, message: text, metadata: metadata), to: journal.address)
+            return true
+        } catch {
+            return false
         }
     }
 
@@ -129,9 +142,11 @@ public final class LogOutput: @unchecked Sendable {
     /// takes comes after a line that says how many were.
     private func writeStream(_ text: String) {
         if dropped > 0 {
-            let notice = (cut ? "\n" : "") + droppedNotice(dropped)
-            guard writeNow(Array(notice.utf8)) == notice.utf8.count else {
+            let notice = Array(((cut ? "\n" : "") + droppedNotice(dropped)).utf8)
+            let written = writeNow(notice)
+            guard written == notice.count else {
                 dropped += 1
+                if written > 0 { cut = true }
                 return
             }
             (dropped, cut) = (0, false)
