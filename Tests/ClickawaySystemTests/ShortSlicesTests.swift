@@ -35,12 +35,18 @@ struct ShortSlicesTests {
     }
 
     @Test func theCallingThreadGetsShortSlicesAndKeepsItsNiceValue() {
-        var seen = Seen(nice: -1)
+        // One step nicer than the tests run at: allowed without privilege.
+        let nicer = min(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) + 1, 19)
+        var seen = Seen(nice: nicer)
         let ran = withUnsafeMutablePointer(to: &seen) { pointer in
             Self.onNewThread(pointer) { raw in
                 let seen = raw!.assumingMemoryBound(to: Seen.self)
-                setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 3)
+                setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, seen.pointee.nice)
                 seen.pointee.requestFailed = ShortSlices.requestForCallingThread().map { "\($0)" }
+                // Asked again on the same thread (a daemon started twice on a test's thread).
+                if seen.pointee.requestFailed == nil {
+                    seen.pointee.requestFailed = ShortSlices.requestForCallingThread().map { "again: \($0)" }
+                }
                 seen.pointee.slice = ShortSlicesTests.ownSlice()
                 seen.pointee.nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
                 // A thread it starts: the default slice again.
@@ -57,8 +63,10 @@ struct ShortSlicesTests {
         }
         #expect(ran)
         #expect(seen.requestFailed == nil)
-        #expect(seen.nice == 3, "the request changed the thread's nice value to \(seen.nice)")
-        if Self.kernelTakesCustomSlices {
+        #expect(seen.nice == nicer, "the request changed the thread's nice value to \(seen.nice)")
+        // `se.slice` is in /proc only on kernels that show it (6.12 with the later patch, or
+        // scheduler debugging before 6.14).
+        if Self.kernelTakesCustomSlices, seen.slice != nil {
             #expect(seen.slice == Int(ShortSlices.nanoseconds))
             #expect(seen.childSlice != nil && seen.childSlice != Int(ShortSlices.nanoseconds),
                     "a thread started after has slices of \(seen.childSlice.map(String.init) ?? "?") ns")
