@@ -115,16 +115,20 @@ extension EngineState {
     /// redirects), so two of them counted by hits alone are never both inside.
     func whereEveryInstanceCanBeInside() -> Bounds {
         var hasOpenDescendant = Set<Int32>()
-        for o in open {
-            var p = parentOf[Int(o.popup)]
+        func markAncestors(of popup: Int32) {
+            var p = parentOf[Int(popup)]
             while p >= 0, hasOpenDescendant.insert(p).inserted { p = parentOf[Int(p)] }
         }
+        for o in open { markAncestors(of: o.popup) }
         var anchors: [Int32: Bounds] = [:]
         var members: [InstanceID: Bounds] = [:]
         for a in configAreas + windowAreas {
             switch a.kind {
             case .anchor(let popup): anchors[popup] = (anchors[popup] ?? .empty).union(Bounds(a.rect))
-            case .member(let owner, _, _): members[owner] = (members[owner] ?? .empty).union(Bounds(a.rect))
+            case .member(let owner, let popup, _):
+                members[owner] = (members[owner] ?? .empty).union(Bounds(a.rect))
+                // A member counts its area's popup's ancestors inside (the owner's, as a rule).
+                markAncestors(of: popup)
             case .exclusion: break
             }
         }
