@@ -60,7 +60,6 @@ public enum StackPlacement: Sendable {
     case above, below
 }
 
-/// A TranslateCoordinates request sent and not read yet.
 /// A window's input shape as XFixes regions owned by this object: "covered" is the screen
 /// minus the holes; `punch` takes one more point out of it (a pinhole for a press let
 /// through), which stays out, holes changing or not, until `closePinhole`. Regions are made

@@ -10,9 +10,9 @@ public import SystemPackage
 /// the shield window, Escape through a key grab.
 ///
 /// The press path: `nextInput()` reads the press and hands it out with nothing else done;
-/// the daemon decides from memory; `answer` sends AllowEvents (or the shield's replay) and
-/// flushes before anything else, then does what may wait (a round trip for the window to
-/// activate, a yield) before the daemon acts.
+/// the daemon decides from memory; `answer` sends AllowEvents (or the shield's replay, with
+/// the question which window is under it, answered later) and flushes before anything else,
+/// then yields the CPU when the daemon is about to dismiss something.
 public final class X11Display: Display {
     let x: XConnection
     private let logger: Logger
