@@ -101,7 +101,8 @@ final class ShieldWindow {
     /// does not loop with itself. `mappedWindows`: the root's mapped children; `isFrame`: whether
     /// an override-redirect window is a window manager's frame (i3's are), which is covered.
     func keepAbove(stacking: [WindowID], mappedWindows: [WindowID: Bool], isFrame: (WindowID) -> Bool, now: Int64) {
-        guard mapped, let own = stacking.firstIndex(of: window) else { return }
+        // From the top: the shield is near it, and thousands of windows may be below.
+        guard mapped, let own = stacking.lastIndex(of: window) else { return }
         menusAbove = menusAbove.filter { mappedWindows[$0] != nil }
         func staysAbove(_ w: WindowID) -> Bool { menusAbove.contains(w) && !isFrame(w) }
         guard let cover = stacking.indices.last(where: {
