@@ -273,8 +273,11 @@ public final class Daemon {
         ])
         // Decided before the settle that announces what opened: a popup that opened since is
         // announced first, so that no monitor hears of a dismissal of what never opened.
-        let removed = dismissed.filter { d in !engine.open.contains { $0.id == d.id } }
-        monitor.announce(engine.open + removed, windows: display.windows, describe: openPopup)
+        if control.hasSubscribers {
+            let stillOpen = Set(engine.open.map(\.id))
+            monitor.announce(engine.open + dismissed.filter { !stillOpen.contains($0.id) }, windows: display.windows,
+                             describe: openPopup)
+        }
         monitor.send(.dismissed(event))
         let now = MonotonicClock.milliseconds()
         for instance in dismissed {
@@ -337,9 +340,9 @@ public final class Daemon {
     /// Brings the runtime popups in line with the windows, asks for a model with the runtime
     /// popups as they are now, brings the engine and the interception in line, and tells
     /// monitors what opened and closed. The end of every handler; never between a press and
-    /// its answer (`engineFollowsWindows()` alone comes before it). Without a loader thread a model is
-    /// swapped in at once, and the runtime popups are looked at again; each such pass resolves
-    /// or removes one, so they end.
+    /// its answer (`engineFollowsWindows()` alone comes before it). Without a loader thread a
+    /// model is swapped in at once, and the runtime popups are looked at again; each such pass
+    /// resolves or removes one, so they end.
     func settle() {
         // Not paced while a request waits for the display: what settling sends must be on the
         // wire before the display's last round trip, so that the request sees it done.
