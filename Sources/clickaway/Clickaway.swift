@@ -38,7 +38,9 @@ struct Clickaway: ParsableCommand {
             stderr, with each line break of a diagnostic shown as a return sign (U+23CE). \
             The daemon never waits for its log: an event a terminal held with ^S, a pipe nobody \
             reads or a full journal stream cannot take at once is dropped, and the next line \
-            says how many were (a warning).
+            says how many were (a warning). Popups opening and closing are logged at most 50 \
+            times a second; the next such line says how many were not (`unlogged`), so that \
+            a burst of windows does not reach the journal's rate limit.
             """,
         version: clickawayVersionText(program: "clickaway"),
         exitStatuses: DaemonExitStatus.allCases.map { ExitStatusHelp($0.rawValue, $0.meaning) },

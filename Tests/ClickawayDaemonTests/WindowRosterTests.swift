@@ -35,6 +35,42 @@ import Testing
         #expect(r[1]?.openedAt == 7000)
     }
 
+    /// The records a logger was given, message and metadata.
+    final class Records: @unchecked Sendable {
+        var lines: [(message: String, metadata: Logger.Metadata)] = []
+    }
+
+    struct RecordingHandler: LogHandler {
+        let records: Records
+        var logLevel: Logger.Level = .info
+        var metadata: Logger.Metadata = [:]
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) { records.lines.append(("\(event.message)", event.metadata ?? [:])) }
+    }
+
+    /// A burst of popup windows is logged at most 50 records a second; the next record says
+    /// how many were left out.
+    @Test func aBurstOfPopupsIsLoggedAtAPaceAndSaysWhatItLeftOut() {
+        let records = Records()
+        let r = WindowRoster<Bool>(model: Self.model, naming: .hex, logger: Logger(label: "test") { _ in RecordingHandler(records: records) })
+        var now: Int64 = 0
+        r.openingsPace = LogPace(perSecond: 50) { now }
+        for w in UInt32(1)...200 { r.update(w, window: w, rect: Self.rect, properties: Self.menu, details: true, now: 0) }
+        for w in UInt32(1)...100 { r.forget(w) }
+        #expect(records.lines.count == 50)
+        #expect(records.lines.allSatisfy { $0.message == "popup opened" && $0.metadata["unlogged"] == nil })
+        now = 1000
+        r.forget(150)
+        #expect(records.lines.count == 51)
+        #expect(records.lines.last?.message == "popup closed")
+        #expect(records.lines.last?.metadata["unlogged"] == "250 popups opened or closed before this one, in a burst")
+        r.forget(151)
+        #expect(records.lines.last?.metadata["unlogged"] == nil, "counted once")
+    }
+
     @Test func windowsWithoutARoleAreNotKept() {
         let r = roster()
         #expect(!r.update(1, window: 11, rect: Self.rect, properties: WindowMatch.Properties(windowClass: "XTerm"), details: false, now: 0))

@@ -50,6 +50,8 @@ public final class WindowRoster<Details>: WindowSource {
     private(set) var model: ClickModel
     private let logger: Logger
     private let naming: Naming
+    /// Popups opening and closing are logged at most this often (`LogPace`).
+    var openingsPace = LogPace(perSecond: 50)
     /// The windows that play a role, by the key the display stacks them by.
     public private(set) var entries: [UInt32: Entry] = [:]
     /// Keys bottom to top; may hold windows with no entry (all the X root's children).
@@ -124,7 +126,7 @@ public final class WindowRoster<Details>: WindowSource {
         entries[key] = entry
         index(key, entry)
         if let popup = roles.popup, still == nil {
-            logger.info("popup opened", metadata: [
+            logOpening("popup opened", [
                 "popup": "\(model.popups[Int(popup)].name)", "window": "\(describe(window))", "rect": "\(rect)",
             ])
         }
@@ -200,9 +202,18 @@ public final class WindowRoster<Details>: WindowSource {
         unindex(key, entry)
         closing.cancel(entry.window)
         if let popup = entry.roles.popup {
-            logger.info("popup closed", metadata: ["popup": "\(model.popups[Int(popup)].name)", "window": "\(describe(entry.window))"])
+            logOpening("popup closed", ["popup": "\(model.popups[Int(popup)].name)", "window": "\(describe(entry.window))"])
         }
         return true
+    }
+
+    /// A popup opened or closed, at the pace `openingsPace` allows; with how many such
+    /// records were left out before it (`unlogged`).
+    private func logOpening(_ message: Logger.Message, _ metadata: @autoclosure () -> Logger.Metadata) {
+        guard logger.logLevel <= .info, let skipped = openingsPace.next() else { return }
+        var metadata = metadata()
+        if skipped > 0 { metadata["unlogged"] = "\(skipped) popups opened or closed before this one, in a burst" }
+        logger.info(message, metadata: metadata)
     }
 
     /// A new configuration: the windows known are matched again by the properties last read.
