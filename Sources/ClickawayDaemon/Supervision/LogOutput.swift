@@ -119,7 +119,7 @@ public final class LogOutput: @unchecked Sendable {
             if sentToJournal(level: .error, text: message, metadata: nil) { return }
             line = Self.journalLine(level: .error, message: message)
         }
-        let notice = dropped > 0 ? (cut ? "\n" : "") + droppedNotice(dropped) : ""
+        let notice = dropped > 0 ? droppedNotice() : ""
         (dropped, cut) = (0, false)
         _ = try? stream.writeAll((notice + line).utf8)
     }
@@ -142,32 +142,36 @@ public final class LogOutput: @unchecked Sendable {
     /// takes comes after a line that says how many were.
     private func writeStream(_ text: String) {
         if dropped > 0 {
-            let notice = Array(((cut ? "\n" : "") + droppedNotice(dropped)).utf8)
-            let written = writeNow(notice)
-            guard written == notice.count else {
-                dropped += 1
-                if written > 0 { cut = true }
-                return
-            }
+            // Not taken whole: this record is one more dropped.
+            guard writeOrDrop(droppedNotice()) else { return }
             (dropped, cut) = (0, false)
         }
-        let bytes = Array(text.utf8)
-        let written = writeNow(bytes)
-        if written < bytes.count {
-            dropped += 1
-            if written > 0 { cut = true }
-        }
+        writeOrDrop(text)
     }
 
-    private func droppedNotice(_ count: Int) -> String {
-        let sentence = "\(count) log record\(count == 1 ? " was" : "s were") dropped: the log's reader did not take them in time"
-        switch form {
+    /// Writes `text` if the stream takes it now; else counts a record dropped (and whether the
+    /// stream took part of it). Whether it was written whole.
+    @discardableResult
+    private func writeOrDrop(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        let written = writeNow(bytes)
+        guard written < bytes.count else { return true }
+        dropped += 1
+        if written > 0 { cut = true }
+        return false
+    }
+
+    /// The line that says how many records were dropped, on a line of its own.
+    private func droppedNotice() -> String {
+        let sentence = "\(dropped) log record\(dropped == 1 ? " was" : "s were") dropped: the log's reader did not take them in time"
+        let line = switch form {
         case .terminal:
-            return Self.terminalLine(timestamp: Self.timestamp(), level: .warning, label: "clickaway", metadata: nil,
-                                     source: "ClickawayDaemon", message: sentence)
+            Self.terminalLine(timestamp: Self.timestamp(), level: .warning, label: "clickaway", metadata: nil,
+                              source: "ClickawayDaemon", message: sentence)
         case .journal:
-            return Self.journalLine(level: .warning, message: sentence)
+            Self.journalLine(level: .warning, message: sentence)
         }
+        return (cut ? "\n" : "") + line
     }
 
     /// Writes what the stream takes now; the number of bytes written.
@@ -181,11 +185,7 @@ public final class LogOutput: @unchecked Sendable {
                 case .nonBlocking(let descriptor):
                     return try? descriptor.write(piece)
                 case .socket:
-                    var sent: Int
-                    repeat {
-                        sent = send(stream.rawValue, piece.baseAddress, piece.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
-                    } while sent < 0 && errno == EINTR
-                    return sent >= 0 ? sent : nil
+                    return try? systemCall { send(stream.rawValue, piece.baseAddress, piece.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
                 }
             }
             guard let n, n > 0 else { break }
