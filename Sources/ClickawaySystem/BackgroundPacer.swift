@@ -5,9 +5,9 @@ internal import Glibc
 /// work (a TOML statement, a popup), takes the thread off the CPU for a moment once `interval`
 /// has passed since it last did. A low priority alone is not enough: once the kernel has
 /// picked such a thread it keeps the CPU until the next tick (4 ms at 250 Hz) unless something
-/// wakes on that CPU, and yielding lets it be picked again at once while the X server has used up its
-/// share (EEVDF picks among threads whose share is not used up); a sleep leaves the X server
-/// and the daemon's loop the CPU whatever their share.
+/// wakes on that CPU, and yielding lets it be picked again at once while the X server has used
+/// up its share (EEVDF picks among threads whose share is not used up); a sleep leaves the X
+/// server and the daemon's loop the CPU whatever their share.
 public struct BackgroundPacer {
     /// Work between pauses, in nanoseconds.
     public static let interval: Int64 = 200_000
