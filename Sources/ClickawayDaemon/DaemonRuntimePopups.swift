@@ -49,7 +49,9 @@ extension Daemon {
             spec.source = .window(WindowMatch(pid: pid))
             place = .pid(pid, deadline: .inMilliseconds(timeoutMs), timeoutMs: timeoutMs)
         }
-        let problems = ModelValidator.problems(adding: pendingSpecs + [spec], to: model)
+        // Checked as the next model is built: the configured popups, then the runtime ones
+        // (not the model in use, which may still have one that ended under this name).
+        let problems = ModelValidator.problems(adding: runtime.specs + [spec], to: config.model)
         guard problems.isEmpty else { throw Refusal(problems.map { "\($0)" }.joined(separator: "; ")) }
         if waiting && !control.hold(origin.connection) {
             throw Refusal("\(ControlServer.maxHolders) clickawayctl wait are waiting already; end one first")
@@ -71,15 +73,14 @@ extension Daemon {
         return .null
     }
 
-    /// The runtime popups not in the model in use yet.
-    var pendingSpecs: [PopupSpec] { runtime.specs.filter { model.popupIndex(named: $0.name) == nil } }
-
     /// The popup a request describes: `like`'s keys (else `[defaults]`), then the request's.
     func runtimeSpec(_ request: RuntimePopupRequest) throws(Refusal) -> PopupSpec {
-        // The model may still have a runtime popup that ended, until the model without it comes.
+        // A fresh name is none the model in use has, a runtime popup that ended among them.
         let name = request.name ?? runtime.freshName { [model] in model.popupIndex(named: $0) != nil }
-        if model.popupIndex(named: name) != nil || runtime.contains(name) {
-            let kind = config.model.popupIndex(named: name) != nil ? "configured" : runtime.contains(name) ? "runtime" : "runtime (going away now)"
+        // The name of a runtime popup that ended is free, though the model in use has it until
+        // the model without it is swapped in.
+        if config.model.popupIndex(named: name) != nil || runtime.contains(name) {
+            let kind = config.model.popupIndex(named: name) != nil ? "configured" : "runtime"
             throw Refusal("there is a \(kind) popup named \"\(name)\" already")
         }
         var spec: PopupSpec

@@ -439,6 +439,26 @@ import Testing
         #expect(try JSON.parse(again)["error"]?.stringValue == #"there is a runtime popup named "r3" already"#, "\(again)")
     }
 
+    /// A script's `close x` then `open --name x`: the second comes before the model without
+    /// the first x is swapped in, and is taken all the same; the new x decides clicks.
+    @Test func aRuntimePopupClosedCanBeAddedAgainUnderItsNameAtOnce() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu"))
+        #expect(try d.request(#"{"request":"add","rect":[0,0,50,50],"popup":"x","grace_ms":0}"#).contains(#""popup":"x""#))
+        let clients = try d.sendInOnePass([#"{"request":"close","popup":"x"}"#,
+                                           #"{"request":"add","rect":[600,0,50,50],"popup":"x","grace_ms":0}"#])
+        #expect(try clients[0].reply(from: d, to: "close x").contains(#""open":false"#))
+        let added = try clients[1].reply(from: d, to: "add x again")
+        #expect(try JSON.parse(added)["popup"]?.stringValue == "x", "\(added)")
+        try d.step(until: "the model with the new x") { d.daemon.modelHasRuntimePopups }
+        #expect(d.daemon.openNames == ["x"])
+
+        // A press inside the old x is outside the new one: it dismisses it.
+        d.display.clock += 1000
+        d.display.press(10, 10)
+        d.step()
+        #expect(d.daemon.openNames.isEmpty)
+    }
+
     @Test func aConfiguredRectPopupOpensAndClosesByRequestWithoutDismissing() throws {
         let d = try DaemonUnderTest("""
             [[popup]]
