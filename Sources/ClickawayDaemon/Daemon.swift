@@ -63,12 +63,15 @@ public final class Daemon {
     var endedPopups: Set<Int32> = []
     /// Runtime `rect` popups registered since: open once the model has them.
     var rectsOpening: [String] = []
+    // `unsettled`, `windowsChanged` and `pacing` are looked at by every click and before every
+    // wait, so with no runtime exclusivity check: each access is a statement of the daemon's
+    // that calls out to no other code.
     /// Something changed that the engine, the interception or the monitors must follow.
-    var unsettled = true
+    @exclusivity(unchecked) var unsettled = true
     /// Windows changed since the last settle: settled as soon as `pacing` allows, or at once
     /// when a click, a key or a request needs the state as it is.
-    var windowsChanged = false
-    var pacing = SettlePacing()
+    @exclusivity(unchecked) var windowsChanged = false
+    @exclusivity(unchecked) var pacing = SettlePacing()
     /// Requests waiting for the display's answer, by the number `ask` gave them.
     var displayWaiters: [Int: DisplayWaiter] = [:]
     var displaySerial = 0

@@ -23,7 +23,9 @@ public final class XConnection: @unchecked Sendable {
     /// still while it is n: looking again would only cost libxcb a recvmsg(2) that finds
     /// nothing. A request that fills libxcb's buffer may read too, uncounted: a flush always
     /// follows before the loop sleeps.
-    public internal(set) var reads: UInt64 = 0
+    /// Counted on every pass of the loop: no runtime exclusivity check (each access is a
+    /// statement of this class that calls out to nothing).
+    @exclusivity(unchecked) public internal(set) var reads: UInt64 = 0
     /// The display name actually used, e.g. ":1".
     public let display: String
     public let root: WindowID

@@ -217,7 +217,7 @@ final class WindowTracker {
     /// Whether windows are being read or wait to be read or placed: set when one is queued,
     /// cleared by `work` when it finds nothing left. Stored, because the loop asks after every
     /// click, and a look at the collections costs a runtime exclusivity check on each.
-    private(set) var isBusy = false
+    @exclusivity(unchecked) private(set) var isBusy = false
 
     private var hasWindowsQueued: Bool { !reads.isEmpty || !toRead.isEmpty || !toPlace.isEmpty }
 

@@ -49,7 +49,7 @@ public final class X11Display: Display {
     /// The daemon must refresh (`DisplayInput.changed`) before the next event.
     @exclusivity(unchecked) private var changed = false
     /// `startSync`s not answered yet.
-    private var syncs = X11Syncs()
+    @exclusivity(unchecked) private var syncs = X11Syncs()
     /// `probePointerGrab`s sent, oldest first, and those answered, not handed out yet.
     @exclusivity(unchecked) private var grabProbes: [(id: Int, reply: PendingReply<PointerGrabRefusal?>)] = []
     @exclusivity(unchecked) private var grabAnswers: [(id: Int, heldBy: String?)] = []
