@@ -103,10 +103,10 @@ public final class ClickModel: Sendable {
 
     public func popupIndex(named name: String) -> Int32? { indexByName[name] }
 
-    /// `; did you mean "x"?` for a popup name not found, from the daemon's loop: among at
-    /// most 2,000 popups (comparing 74,000 names took 53 ms).
+    /// `; did you mean "x"?` for a popup name not found, from the daemon's loop: none among
+    /// more than `suggestionCandidatesLimit` popups.
     public func popupNameSuggestion(_ word: String) -> String {
-        popups.count <= 2_000 ? suggestion(word, popups.map(\.name)) : ""
+        popups.count <= suggestionCandidatesLimit ? suggestion(word, popups.map(\.name)) : ""
     }
 
     /// Dotted path of a region node: "calendar.card".

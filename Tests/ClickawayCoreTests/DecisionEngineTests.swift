@@ -299,6 +299,16 @@ struct ModelValidationTests {
         #expect(throws: ClickModel.Invalid.self) { try ClickModel(popups: popups) }
     }
 
+    /// A did-you-mean looks at every name: among more than `suggestionCandidatesLimit` popups
+    /// an unknown parent gets none, so a file of them is checked in time.
+    @Test func unknownParentsAmongManyPopupsGetNoSuggestion() {
+        let few = [popup("menu", rect(0, 0, 1, 1)), popup("c", rect(0, 0, 1, 1), parent: "menuu")]
+        #expect(ModelValidator.problems(popups: few).map(\.description)
+            == ["popup \"c\" → parent: unknown parent \"menuu\"; did you mean \"menu\"?"])
+        let many = few + (0..<suggestionCandidatesLimit).map { popup("p\($0)", rect(0, 0, 1, 1)) }
+        #expect(ModelValidator.problems(popups: many).map(\.description) == ["popup \"c\" → parent: unknown parent \"menuu\""])
+    }
+
     @Test func selfParentIsReported() {
         let problems = ModelValidator.problems(popups: [popup("a", rect(0, 0, 1, 1), parent: "a")])
         #expect(problems.map(\.description) == ["popup \"a\" → parent: a popup cannot be its own parent"])
