@@ -197,12 +197,12 @@ public final class Daemon {
             switch input {
             case .click(let click):
                 // Decided on the windows as they are, answered, and only then the rest.
-                if windowsChanged || unsettled { engineFollowsWindows() }
+                engineFollowsWindows()
                 handle(click)
                 settleNow()
                 display.acted(on: click)
             case .escapeKey(let key):
-                if windowsChanged || unsettled { engineFollowsWindows() }
+                engineFollowsWindows()
                 escapePressed(key)
                 settleNow()
             case .changed:
@@ -406,9 +406,11 @@ public final class Daemon {
         engine.setWindowAreas(areas)
     }
 
-    /// Before a click or a key is decided: runtime popups whose window or parent went are
-    /// ended (rare, and only then a `wait` hears it), and the engine sees the windows.
+    /// Before a click or a key is decided, when something changed since the last settle:
+    /// runtime popups whose window or parent went are ended (rare, and only then a `wait`
+    /// hears it), and the engine sees the windows.
     func engineFollowsWindows() {
+        guard windowsChanged || unsettled else { return }
         if windowsChanged && !runtime.isEmpty { settleRuntimeWindows() }
         updateEngine()
     }

@@ -79,9 +79,9 @@ extension Daemon {
         let name = request.name ?? runtime.freshName { [model] in model.popupIndex(named: $0) != nil }
         // The name of a runtime popup that ended is free, though the model in use has it until
         // the model without it is swapped in.
-        if config.model.popupIndex(named: name) != nil || runtime.contains(name) {
-            let kind = config.model.popupIndex(named: name) != nil ? "configured" : "runtime"
-            throw Refusal("there is a \(kind) popup named \"\(name)\" already")
+        let configured = config.model.popupIndex(named: name) != nil
+        if configured || runtime.contains(name) {
+            throw Refusal("there is a \(configured ? "configured" : "runtime") popup named \"\(name)\" already")
         }
         var spec: PopupSpec
         if let like = request.like {
