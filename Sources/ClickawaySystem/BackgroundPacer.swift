@@ -16,14 +16,13 @@ public struct BackgroundPacer {
     public init() {}
 
     /// Makes the calling thread (Linux schedules threads on their own) the last to run:
-    /// SCHED_IDLE, so that a thread woken on its CPU takes the CPU from it at once and the
-    /// kernel places woken threads on that CPU as on an idle one; nice 19 beside it, which
-    /// counts where SCHED_IDLE is refused. The pauses are still needed where nothing wakes.
+    /// nice 19, and the shortest slices (`ShortSlices`), so that a thread woken on its CPU
+    /// takes the CPU from it within 0.1 ms. Not SCHED_IDLE: beside a few busy processes it
+    /// got the CPU so rarely that a user's reload waited up to a second, and an unprivileged
+    /// thread cannot raise itself again. The pauses are still needed where nothing wakes.
     public static func lowerCallingThread() {
         setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
-        var parameters = sched_param(sched_priority: 0)
-        // SCHED_IDLE (linux/sched.h), which glibc declares only under _GNU_SOURCE.
-        _ = sched_setscheduler(0, 5, &parameters)
+        _ = ShortSlices.requestForCallingThread()
     }
 
     /// Sleeps for a moment (the thread's timer slack, 50 µs by default, decides how long: a

@@ -33,23 +33,29 @@ import Testing
         #expect(calls > sleeps * 10)
     }
 
-    /// The loader's thread, and only it, runs last: SCHED_IDLE and nice 19.
+    /// The loader's thread, and only it, runs last: nice 19 with the shortest slices, and
+    /// under SCHED_OTHER, which it could leave for a larger share again (SCHED_IDLE it could not).
     @Test func aLoweredThreadRunsLastAndOnlyIt() {
         let (policy, nice) = (sched_getscheduler(0), getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
-        var seen = (policy: Int32(-1), nice: Int32(-1))
+        var seen = (policy: Int32(-1), nice: Int32(-1), slice: Int?.none)
         withUnsafeMutablePointer(to: &seen) { pointer in
             var thread = pthread_t()
             let started = pthread_create(&thread, nil, { raw in
                 BackgroundPacer.lowerCallingThread()
-                let seen = raw!.assumingMemoryBound(to: (policy: Int32, nice: Int32).self)
-                seen.pointee = (sched_getscheduler(0), getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
+                let seen = raw!.assumingMemoryBound(to: (policy: Int32, nice: Int32, slice: Int?).self)
+                seen.pointee = (sched_getscheduler(0), getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0),
+                                ShortSlicesTests.ownSlice())
                 return nil
             }, pointer)
             #expect(started == 0)
             pthread_join(thread, nil)
         }
-        #expect(seen.policy == 5, "SCHED_IDLE is 5; the thread's policy was \(seen.policy)")
+        // Without SCHED_RESET_ON_FORK (0x40000000), which the short slices' request sets.
+        #expect(seen.policy & ~0x4000_0000 == SCHED_OTHER, "the thread's policy was \(seen.policy)")
         #expect(seen.nice == 19)
+        if ShortSlicesTests.kernelTakesCustomSlices, let slice = seen.slice {
+            #expect(slice == Int(ShortSlices.nanoseconds))
+        }
         #expect(sched_getscheduler(0) == policy)
         #expect(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) == nice)
     }
