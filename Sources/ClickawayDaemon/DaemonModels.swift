@@ -68,7 +68,7 @@ extension Daemon {
     /// A new model for the engine (the click in progress goes on), the `rect` popups and the
     /// display's windows; the registrations it completes are answered.
     func swapModel(_ fresh: ClickModel, lookingAt lookup: WindowLookup) {
-        let started = MonotonicClock.microseconds()
+        let hold = LoopHold()
         var replaced: ClickModel? = model
         model = fresh
         endedPopups = []
@@ -80,9 +80,7 @@ extension Daemon {
         unsettled = true
         reloading.retire(replaced.take()!)
         // How long the swap held the loop (bench/bigconfig reads it).
-        logger.info("model with the runtime popups swapped in", metadata: [
-            "popups": "\(model.popups.count)", "microseconds": "\(MonotonicClock.microseconds() - started)",
-        ])
+        logger.info("model with the runtime popups swapped in", metadata: hold.logged(["popups": "\(model.popups.count)"]))
     }
 
     // MARK: - Configuration
@@ -133,7 +131,7 @@ extension Daemon {
             commands.notifyRejected("\(error)", running: running, enabled: config.model.settings.notify)
             return
         }
-        let started = MonotonicClock.microseconds()
+        let hold = LoopHold()
         // The last references to the replaced configuration go to the loader's thread.
         var replaced: (LoadedConfig, ClickModel)? = (config, model)
         let shrinking = Self.shrinks(from: model.popups.count, to: fresh.model.popups.count)
@@ -164,10 +162,8 @@ extension Daemon {
         unsettled = true
         settle()
         reloading.retire(replaced.take()!, givingBack: shrinking)
-        // How long the swap kept the loop (bench/reload reads it).
-        logger.info("configuration reloaded (\(cause))", metadata: [
-            "popups": "\(fresh.popupCount)", "microseconds": "\(MonotonicClock.microseconds() - started)",
-        ])
+        // How long the swap kept the loop (bench/bigconfig reads it).
+        logger.info("configuration reloaded (\(cause))", metadata: hold.logged(["popups": "\(fresh.popupCount)"]))
         for note in fresh.notes { logger.notice("\(note)") }
         noteUnavailableSources()
         monitor.send(.reloaded(cause: cause, popups: fresh.popupCount, files: fresh.files))

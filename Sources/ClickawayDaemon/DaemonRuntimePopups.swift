@@ -16,7 +16,7 @@ extension Daemon {
     /// off the loop), and for a process once its window is there.
     func register(_ request: RuntimePopupRequest, _ origin: ControlServer.Request, waiting: Bool,
                           displaySynced: Bool = false) throws(Refusal) -> JSON {
-        let started = MonotonicClock.microseconds()
+        let hold = LoopHold()
         guard runtime.count < RuntimePopups.limit else {
             throw Refusal("\(RuntimePopups.limit) runtime popups are registered already; close one first")
         }
@@ -65,10 +65,8 @@ extension Daemon {
         case .pid: modelChanged(.all)
         }
         settle()
-        // How long the request kept the loop (bench/runtime reads it).
-        logger.info("runtime popup registered", metadata: [
-            "popup": "\(spec.name)", "place": "\(place)", "microseconds": "\(MonotonicClock.microseconds() - started)",
-        ])
+        // How long the request kept the loop (bench/runtime and bench/bigconfig read it).
+        logger.info("runtime popup registered", metadata: hold.logged(["popup": "\(spec.name)", "place": "\(place)"]))
         // Answered by `answerRegistered` or `settleRuntimeWindows`.
         return .null
     }

@@ -1,0 +1,23 @@
+internal import Glibc
+
+/// How long a piece of work held the loop: wall time, and the thread's own CPU time within
+/// it. The difference is time the thread spent off the CPU (another thread ran on it, or a
+/// page had to be read), which no change to the work itself would take away. Logged with
+/// reloads and runtime popups, where bench/bigconfig reads both.
+public struct LoopHold {
+    private let wallStarted = MonotonicClock.nanoseconds()
+    private let cpuStarted = LoopHold.threadCPUNanoseconds()
+
+    public init() {}
+
+    /// Microseconds so far: of wall time, of the thread's CPU time.
+    public var microseconds: (wall: Int64, cpu: Int64) {
+        ((MonotonicClock.nanoseconds() - wallStarted) / 1000, (Self.threadCPUNanoseconds() - cpuStarted) / 1000)
+    }
+
+    private static func threadCPUNanoseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+}
