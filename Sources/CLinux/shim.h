@@ -70,14 +70,15 @@ struct clinux_sched_attr {
 };
 
 /// Asks the scheduler for time slices of `nanoseconds` for the calling thread, which keeps
-/// its policy (SCHED_OTHER only) and nice value; threads and processes it starts get the
-/// default again (SCHED_FLAG_RESET_ON_FORK, which also starts them at nice 0 when the thread
-/// runs at a negative one). Linux 6.12 and later let a thread with a shorter slice than the
-/// running one take the CPU as it wakes; earlier kernels ignore it.
+/// its policy (SCHED_OTHER or SCHED_BATCH) and nice value; threads and processes it starts
+/// get the defaults again (SCHED_FLAG_RESET_ON_FORK, which also starts them at nice 0 when
+/// the thread runs at a negative one). Linux 6.12 and later let a thread with a shorter slice
+/// than the running one take the CPU as it wakes; earlier kernels ignore it.
 /// Returns 0, or -1 with errno (ENOTSUP under another policy).
 static inline int clinux_request_short_slices(uint64_t nanoseconds) {
     // Without SCHED_RESET_ON_FORK (0x40000000), which sched_getscheduler adds when it is set.
-    if ((sched_getscheduler(0) & ~0x40000000) != SCHED_OTHER) {
+    int policy = sched_getscheduler(0) & ~0x40000000;
+    if (policy != SCHED_OTHER && policy != 3 /* SCHED_BATCH, declared only under _GNU_SOURCE */) {
         errno = ENOTSUP;
         return -1;
     }
@@ -85,7 +86,7 @@ static inline int clinux_request_short_slices(uint64_t nanoseconds) {
     int nice = getpriority(PRIO_PROCESS, 0);
     if (nice == -1 && errno != 0) return -1;
     struct clinux_sched_attr attr = {
-        .size = sizeof attr, .sched_policy = SCHED_OTHER, .sched_flags = 1 /* SCHED_FLAG_RESET_ON_FORK */,
+        .size = sizeof attr, .sched_policy = (uint32_t)policy, .sched_flags = 1 /* SCHED_FLAG_RESET_ON_FORK */,
         .sched_nice = nice, .sched_runtime = nanoseconds,
     };
     return (int)syscall(SYS_sched_setattr, 0, &attr, 0);
