@@ -198,3 +198,22 @@ struct PopupTraits: Sendable {
     var clickTrigger: Bool
     var swallow: Bool
 }
+
+extension ClickModel {
+    /// Frees `model` a piece at a time when this is its last reference (otherwise only lets it
+    /// go): its popups, window matches, names, match index and region paths, the parts whose
+    /// elements hold strings and arrays. The rest is a handful of buffers freed at once.
+    public static func free(_ model: consuming ClickModel, pause: () -> Void) {
+        guard isKnownUniquelyReferenced(&model) else { return }
+        // Copies share the model's storage; once the model is gone they are its only owners.
+        var popups = model.popups, windowMatches = model.windowMatches, paths = model.regions.paths
+        var names = model.indexByName, matchIndex = model.matchIndex
+        _ = consume model
+        pause()
+        popups.removeAllInPieces(pause)
+        windowMatches.removeAllInPieces(pause)
+        paths.removeAllInPieces(pause)
+        names.removeAllInPieces(pause)
+        matchIndex.removeAllInPieces(pause)
+    }
+}

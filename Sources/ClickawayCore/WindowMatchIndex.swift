@@ -26,6 +26,17 @@ struct WindowMatchIndex: Sendable {
     private var byPid: [Int32: [Candidate]] = [:]
     private var unkeyed: [Candidate] = []
 
+    /// Empties it a piece at a time (`ClickModel.free`).
+    mutating func removeAllInPieces(_ pause: () -> Void) {
+        byClass.removeAllInPieces(pause)
+        byInstance.removeAllInPieces(pause)
+        byTitle.removeAllInPieces(pause)
+        byAppId.removeAllInPieces(pause)
+        byWindow.removeAllInPieces(pause)
+        byPid.removeAllInPieces(pause)
+        unkeyed.removeAllInPieces(pause)
+    }
+
     init(popups: [PopupSpec], exclusions: [ExclusionSpec]) {
         for (i, popup) in popups.enumerated() {
             if case .window(let match) = popup.source { file(Candidate(owner: Int32(i), role: .popup, match: match)) }

@@ -1,4 +1,5 @@
 @testable import ClickawayDaemon
+import ClickawayCore
 import ClickawaySystem
 import ClickawayConfig
 import Foundation
@@ -200,6 +201,27 @@ import Testing
         #expect(try outcome.result.get().popupCount == 1)
         let later = ConfigReloader.perform(job)
         #expect(later.waitedMs == 0, "a quiet file was waited for")
+    }
+
+    /// A replaced configuration is freed on the worker a piece at a time, its model with it
+    /// when the configuration runs its own model (no runtime popups): the same model twice.
+    @Test func aRetiredConfigurationIsFreedInPieces() throws {
+        let file = directory + "/config.toml"
+        let text = (0..<3000).map { "[[popup]]\nname = \"p\($0)\"\nwindow = { class = \"C\($0)\" }\n" }.joined()
+        try TestText.write(text, to: file)
+        let job = ConfigReloader.Job(configFile: file, environment: [:],
+                                     lastGood: LastGoodConfig(state: StateLocation(environment: ["XDG_STATE_HOME": directory + "/state"]),
+                                                              configFile: file, environment: [:]))
+        weak var gone: ClickModel?
+        var pauses = 0
+        do {
+            let config = try ConfigReloader.perform(job).result.get()
+            let model = config.model
+            gone = model
+            ConfigReloader.free((consume config, consume model)) { pauses += 1 }
+        }
+        #expect(gone == nil)
+        #expect(pauses >= 10, "\(pauses) pauses freeing 3,000 popups")
     }
 
     /// A file saved in place again and again while loads run: no load returns it half-written.

@@ -70,8 +70,16 @@ final class ConfigReloader: Sendable {
     private enum Request: Sendable {
         case load(Job)
         case build(Build)
-        /// Freed there, as the request goes.
-        case retire(any Sendable, givingBack: Bool)
+        /// Freed there (`free`).
+        case retire(Retired, givingBack: Bool)
+    }
+
+    /// What the loop retires, in a box the worker empties: what it holds is then held by the
+    /// worker alone, and its models can be freed a piece at a time. Unchecked: once sent, only
+    /// the worker touches it.
+    private final class Retired: @unchecked Sendable {
+        var value: (any Sendable)?
+        init(_ value: consuming any Sendable) { self.value = value }
     }
 
     private enum Reply: Sendable {
@@ -140,7 +148,7 @@ final class ConfigReloader: Sendable {
     /// caller keeps no reference for its last release to race this thread's.
     /// `givingBack`: the memory freed goes back to the system (`FreedMemory.giveBack`).
     func retire(_ value: consuming any Sendable, givingBack: Bool = false) {
-        Self.send(Request.retire(value, givingBack: givingBack), through: wake.writeEnd)
+        Self.send(Request.retire(Retired(value), givingBack: givingBack), through: wake.writeEnd)
     }
 
     /// The model built last, and the outcome of the load started last.
@@ -181,11 +189,33 @@ final class ConfigReloader: Sendable {
         guard let request = Self.receive(Request.self, from: wake.readEnd) else { return .served }
         var pacer = BackgroundPacer()
         switch request {
-        case .retire(_, let givingBack): return givingBack ? .retiredGivingBack : .served
+        case .retire(let retired, let givingBack):
+            Self.free(retired.value.take()!) { pacer.pause() }
+            return givingBack ? .retiredGivingBack : .served
         case .build(let build): Self.send(Reply.built(build.perform { pacer.pause() }), through: done.writeEnd)
         case .load(let job): Self.send(Reply.loaded(Self.perform(job) { pacer.pause() }), through: done.writeEnd)
         }
         return .served
+    }
+
+    /// Frees what the loop retired, its models a piece at a time (`ClickModel.free`): a
+    /// replaced model, a replaced configuration with its model, or builds nobody waits for.
+    static func free(_ retired: consuming any Sendable, pause: () -> Void) {
+        var models: [ClickModel] = []
+        switch copy retired {
+        case let model as ClickModel: models = [model]
+        case let (config, model) as (LoadedConfig, ClickModel): models = [model, config.model]
+        case let ready as Ready:
+            for model in [try? ready.built?.model.get(), try? ready.outcome?.prepared?.model.get(),
+                          try? ready.outcome?.result.get().model] {
+                if let model { models.append(model) }
+            }
+        default: break
+        }
+        _ = consume retired
+        // A configuration without runtime popups runs its own model: the same one twice,
+        // freed once the second reference is let go.
+        while let model = models.popLast() { ClickModel.free(model, pause: pause) }
     }
 
     /// `loaded` with the runtime popups that fit it: building a model of 74,000 popups takes
