@@ -188,14 +188,19 @@ import Testing
         }
     }
 
+    /// A load of `file`, its last good copy kept under the test's directory.
+    func loadJob(_ file: String) -> ConfigReloader.Job {
+        ConfigReloader.Job(configFile: file, environment: [:],
+                           lastGood: LastGoodConfig(state: StateLocation(environment: ["XDG_STATE_HOME": directory + "/state"]),
+                                                    configFile: file, environment: [:]))
+    }
+
     /// A file changed a moment ago may be half-written: the load waits for its quiet period,
     /// and says how long it waited.
     @Test func aLoadWaitsForAFileChangedAMomentAgo() throws {
         let file = directory + "/config.toml"
         try TestText.write("[[popup]]\nname = \"a\"\nrect = [0, 0, 5, 5]\n", to: file)
-        let job = ConfigReloader.Job(configFile: file, environment: [:],
-                                     lastGood: LastGoodConfig(state: StateLocation(environment: ["XDG_STATE_HOME": directory + "/state"]),
-                                                              configFile: file, environment: [:]))
+        let job = loadJob(file)
         let outcome = ConfigReloader.perform(job)
         #expect(outcome.waitedMs > 0, "a file written just now was read at once")
         #expect(try outcome.result.get().popupCount == 1)
@@ -209,9 +214,7 @@ import Testing
         let file = directory + "/config.toml"
         let text = (0..<3000).map { "[[popup]]\nname = \"p\($0)\"\nwindow = { class = \"C\($0)\" }\n" }.joined()
         try TestText.write(text, to: file)
-        let job = ConfigReloader.Job(configFile: file, environment: [:],
-                                     lastGood: LastGoodConfig(state: StateLocation(environment: ["XDG_STATE_HOME": directory + "/state"]),
-                                                              configFile: file, environment: [:]))
+        let job = loadJob(file)
         weak var gone: ClickModel?
         var pauses = 0
         do {
@@ -229,9 +232,7 @@ import Testing
         let file = directory + "/config.toml"
         let full = (0..<40).map { "[[popup]]\nname = \"p\($0)\"\nrect = [0, 0, 5, 5]\n" }.joined()
         try TestText.write(full, to: file)
-        let job = ConfigReloader.Job(configFile: file, environment: [:],
-                                     lastGood: LastGoodConfig(state: StateLocation(environment: ["XDG_STATE_HOME": directory + "/state"]),
-                                                              configFile: file, environment: [:]))
+        let job = loadJob(file)
         // An editor saving in place: truncate, then the text in two writes.
         let saver = InPlaceSaver(full, to: file, gap: 20_000, pause: 300_000)
         defer { saver.stop() }
