@@ -201,17 +201,21 @@ struct PopupTraits: Sendable {
 
 extension ClickModel {
     /// Frees `model` a piece at a time when this is its last reference (otherwise only lets it
-    /// go): its popups, window matches, names, match index and region paths, the parts whose
-    /// elements hold strings and arrays. The rest is a handful of buffers freed at once.
+    /// go): every part whose elements hold strings or arrays. The rest (plain values: traits,
+    /// parents, hashes, region nodes) is a handful of buffers, each freed at once.
     public static func free(_ model: consuming ClickModel, pause: () -> Void) {
         guard isKnownUniquelyReferenced(&model) else { return }
         // Copies share the model's storage; once the model is gone they are its only owners.
-        var popups = model.popups, windowMatches = model.windowMatches, paths = model.regions.paths
+        var popups = model.popups, exclusions = model.exclusions, windowMatches = model.windowMatches
+        var appIdMatchUsers = model.appIdMatchUsers, rectAreas = model.rectAreas, paths = model.regions.paths
         var names = model.indexByName, matchIndex = model.matchIndex
         _ = consume model
         pause()
         popups.removeAllInPieces(pause)
+        exclusions.removeAllInPieces(pause)
         windowMatches.removeAllInPieces(pause)
+        appIdMatchUsers.removeAllInPieces(pause)
+        rectAreas.removeAllInPieces(pause)
         paths.removeAllInPieces(pause)
         names.removeAllInPieces(pause)
         matchIndex.removeAllInPieces(pause)

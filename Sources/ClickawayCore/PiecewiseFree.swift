@@ -17,21 +17,24 @@ extension Array {
 }
 
 extension Dictionary {
-    /// Empties the dictionary: its entries are first copied to an array a piece at a time, so
-    /// that dropping the table only counts references down, then freed from there.
+    /// Empties the dictionary: its keys are first copied out a piece at a time, then its
+    /// entries removed a piece at a time (a dictionary never shrinks as it empties), so that
+    /// the empty table left is freed at once.
     mutating func removeAllInPieces(_ pause: () -> Void) {
-        var entries: [Element] = []
-        entries.reserveCapacity(count)
+        var keys: [Key] = []
+        keys.reserveCapacity(count)
         var index = startIndex
         while index != endIndex {
             for _ in 0..<freedPerPiece where index != endIndex {
-                entries.append(self[index])
+                keys.append(self[index].key)
                 formIndex(after: &index)
             }
             pause()
         }
-        self = [:]
-        pause()
-        entries.removeAllInPieces(pause)
+        while !keys.isEmpty {
+            for key in keys.suffix(freedPerPiece) { removeValue(forKey: key) }
+            keys.removeLast(Swift.min(keys.count, freedPerPiece))
+            pause()
+        }
     }
 }

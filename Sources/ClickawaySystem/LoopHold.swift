@@ -10,9 +10,11 @@ public struct LoopHold {
 
     public init() {}
 
-    /// Microseconds so far: of wall time, of the thread's CPU time.
+    /// Microseconds so far: of wall time, of the thread's CPU time (read first, so that its
+    /// span lies within the wall time's).
     public var microseconds: (wall: Int64, cpu: Int64) {
-        ((MonotonicClock.nanoseconds() - wallStarted) / 1000, (Self.threadCPUNanoseconds() - cpuStarted) / 1000)
+        let cpu = Self.threadCPUNanoseconds() - cpuStarted
+        return ((MonotonicClock.nanoseconds() - wallStarted) / 1000, cpu / 1000)
     }
 
     private static func threadCPUNanoseconds() -> Int64 {

@@ -218,10 +218,10 @@ import Testing
         weak var gone: ClickModel?
         var pauses = 0
         do {
-            let config = try ConfigReloader.perform(job).result.get()
-            let model = config.model
-            gone = model
-            ConfigReloader.free((consume config, consume model)) { pauses += 1 }
+            var config: LoadedConfig? = try ConfigReloader.perform(job).result.get()
+            gone = config?.model
+            // As the loop retires it: the configuration and the model it runs, the same one.
+            ConfigReloader.free((config!, config.take()!.model)) { pauses += 1 }
         }
         #expect(gone == nil)
         #expect(pauses >= 10, "\(pauses) pauses freeing 3,000 popups")

@@ -18,6 +18,7 @@ import Testing
         var spins = 0
         while hold.microseconds.cpu < 5_000 { spins += 1 }
         let held = hold.microseconds
-        #expect(held.cpu >= 5_000 && held.wall >= held.cpu, "\(held.cpu) µs of CPU in \(held.wall) µs after \(spins) looks")
+        // A few microseconds' margin: the two clocks are read at different moments.
+        #expect(held.cpu >= 5_000 && held.wall + 50 >= held.cpu, "\(held.cpu) µs of CPU in \(held.wall) µs after \(spins) looks")
     }
 }

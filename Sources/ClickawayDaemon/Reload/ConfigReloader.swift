@@ -214,8 +214,9 @@ final class ConfigReloader: Sendable {
         }
         _ = consume retired
         // A configuration without runtime popups runs its own model: the same one twice,
-        // freed once the second reference is let go.
-        while let model = models.popLast() { ClickModel.free(model, pause: pause) }
+        // freed once the second reference is let go. Each is passed on as it comes out of the
+        // array: from a binding, swiftc may pass a copy, and the model would never be unique.
+        while !models.isEmpty { ClickModel.free(models.removeLast(), pause: pause) }
     }
 
     /// `loaded` with the runtime popups that fit it: building a model of 74,000 popups takes
