@@ -6,20 +6,14 @@ internal import Glibc
 /// reloads and runtime popups, where bench/bigconfig reads both.
 public struct LoopHold {
     private let wallStarted = MonotonicClock.nanoseconds()
-    private let cpuStarted = LoopHold.threadCPUNanoseconds()
+    private let cpuStarted = clockNanoseconds(CLOCK_THREAD_CPUTIME_ID)
 
     public init() {}
 
     /// Microseconds so far: of wall time, of the thread's CPU time (read first, so that its
     /// span lies within the wall time's).
     public var microseconds: (wall: Int64, cpu: Int64) {
-        let cpu = Self.threadCPUNanoseconds() - cpuStarted
+        let cpu = clockNanoseconds(CLOCK_THREAD_CPUTIME_ID) - cpuStarted
         return ((MonotonicClock.nanoseconds() - wallStarted) / 1000, cpu / 1000)
-    }
-
-    private static func threadCPUNanoseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
-        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 }
