@@ -249,7 +249,10 @@ public final class ControlServer {
 
     /// Whether requests read wait for a turn in the next pass.
     private var hasTurnsWaiting: Bool {
-        ready.contains { clients[$0.fd.rawValue] === $0 && $0.output.isEmpty && !$0.closeAfterWrite }
+        // Before every wait, mostly with nobody in line: the runtime exclusivity check of
+        // `clients` is not paid then.
+        guard !ready.isEmpty else { return false }
+        return ready.contains { clients[$0.fd.rawValue] === $0 && $0.output.isEmpty && !$0.closeAfterWrite }
     }
 
     /// In line for a turn, when it has a line waiting and its replies have left.

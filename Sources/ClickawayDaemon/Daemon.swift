@@ -34,10 +34,13 @@ public final class Daemon {
     var model: ClickModel
     var engine: DecisionEngine
     var rects = RectPopups()
-    /// Exclusivity checked at run time, though its deadline is asked for before every wait:
-    /// its methods take closures from the daemon, and one that read it while it was being
-    /// changed (`freshName`) was caught by that check.
-    var runtime = RuntimePopups()
+    /// Exclusivity checked at run time: its methods take closures from the daemon, and one
+    /// that read it while it was being changed (`freshName`) was caught by that check.
+    var runtime = RuntimePopups() { didSet { windowWaits.deadline = runtime.nextDeadline } }
+    /// When the next runtime popup's wait for its window runs out.
+    let windowWaits = LoopTimer()
+    /// When the next dismissed window's time to disappear runs out (`closingMoved()`).
+    let closingTimer = LoopTimer()
     /// `--backend`, which wins over `[settings] backend`.
     let backendOverride: Backend?
     /// Where the running configuration came from: the files, or (when they had errors at
@@ -63,15 +66,17 @@ public final class Daemon {
     var endedPopups: Set<Int32> = []
     /// Runtime `rect` popups registered since: open once the model has them.
     var rectsOpening: [String] = []
-    // `unsettled`, `windowsChanged` and `pacing` are looked at by every click and before every
-    // wait, so with no runtime exclusivity check: each access is a statement of the daemon's
-    // that calls out to no other code.
+    // `unsettled`, `windowsChanged` and `pacing` are looked at by every click, so with no
+    // runtime exclusivity check: each access is a statement of the daemon's that calls out
+    // to no other code.
     /// Something changed that the engine, the interception or the monitors must follow.
     @exclusivity(unchecked) var unsettled = true
     /// Windows changed since the last settle: settled as soon as `pacing` allows, or at once
     /// when a click, a key or a request needs the state as it is.
     @exclusivity(unchecked) var windowsChanged = false
     @exclusivity(unchecked) var pacing = SettlePacing()
+    /// When the changes of windows that wait for `pacing` are settled (`pacedSettleMoved()`).
+    let pacedSettle = LoopTimer()
     /// Requests waiting for the display's answer, by the number `ask` gave them.
     var displayWaiters: [Int: DisplayWaiter] = [:]
     var displaySerial = 0
@@ -178,15 +183,14 @@ public final class Daemon {
         reloading.register(with: loop, changed: { [unowned self] in requestReload(because: "a configuration file changed") },
                            finished: { [unowned self] in finishReload($0) },
                            built: { [unowned self] in modelBuilt($0) })
-        // Deadlines are asked for before every wait: where it can, each question holds what it
-        // asks rather than an unowned daemon (a check and a retain each time).
-        loop.schedule({ [commands] in commands.nextSlowCheck }) { [unowned self] now in commands.reportSlow(now: now) }
-        loop.schedule({ [display] in display.windows.closing.nextDeadline.map(Deadline.init(milliseconds:)) }) { [unowned self] now in
-            expireClosing(now: now)
+        loop.schedule(commands.slowCheck) { [unowned self] now in commands.reportSlow(now: now) }
+        loop.schedule(closingTimer) { [unowned self] now in expireClosing(now: now) }
+        loop.schedule(windowWaits) { [unowned self] now in expireWindowWaits(now: now) }
+        loop.schedule(show.expiry) { [unowned self] now in if show.expire(now: now) { unsettled = true } }
+        loop.schedule(pacedSettle) { [unowned self] _ in
+            settle()
+            pacedSettleMoved()
         }
-        loop.schedule({ [unowned self] in runtime.nextDeadline }) { [unowned self] now in expireWindowWaits(now: now) }
-        loop.schedule({ [show] in show.nextDeadline }) { [unowned self] now in if show.expire(now: now) { unsettled = true } }
-        loop.schedule({ [unowned self] in windowsChanged ? pacing.deadline : nil }) { [unowned self] _ in settle() }
         supervision.register(with: loop)
     }
 
@@ -207,7 +211,10 @@ public final class Daemon {
                 settleNow()
             case .changed:
                 windowsChanged = true
+                // A window gone is no longer closing.
+                closingMoved()
                 settle()
+                pacedSettleMoved()
             case .outputsChanged:
                 engine.setOutputs(display.outputs)
                 unsettled = true
@@ -298,6 +305,7 @@ public final class Daemon {
             }
         }
         display.flush()
+        closingMoved()
         unsettled = true
         // Runtime popups end with their dismissal; whoever waits on one hears how.
         removeRuntime(Set(names.filter(runtime.contains)), .dismissed(event))
@@ -316,7 +324,10 @@ public final class Daemon {
         }
         let started = commands.run(argv, environment: environment, popup: spec.name, window: window, now: MonotonicClock.milliseconds())
         // The command could not even start: the window stays, and so does the popup.
-        if !started, let window { display.windows.closing.cancel(window) }
+        if !started, let window {
+            display.windows.closing.cancel(window)
+            closingMoved()
+        }
     }
 
     /// A failed command leaves its window, which counts as open again while it is there.
@@ -326,16 +337,32 @@ public final class Daemon {
                            metadata: ["window": "\(display.windows.describe(failed))"])
             unsettled = true
         }
+        closingMoved()
         settle()
     }
 
     func expireClosing(now: Int64) {
         let stillThere = display.windows.closing.expire(now: now).filter(display.windows.isPresent)
+        closingMoved()
         for window in stillThere {
             logger.warning("a dismissed window is still there \(ClosingWindows.timeoutMs) ms later: it counts as open again",
                            metadata: ["window": "\(display.windows.describe(window))"])
         }
         if !stillThere.isEmpty { unsettled = true }
+    }
+
+    /// After windows changed, and after every settle that may have changed the pace or
+    /// settled them: set here rather than by observers of `windowsChanged` and `pacing`,
+    /// which would cost every click runtime exclusivity checks.
+    func pacedSettleMoved() {
+        pacedSettle.deadline = windowsChanged ? pacing.deadline : nil
+    }
+
+    /// After the daemon marked or cancelled closing windows, or the display read windows
+    /// going (which cancels theirs): the display's own cancels only ever make the deadline
+    /// later, so one it has not told of costs a wakeup at most.
+    func closingMoved() {
+        closingTimer.deadline = display.windows.closing.nextDeadline.map(Deadline.init(milliseconds:))
     }
 
     // MARK: - State
@@ -357,6 +384,7 @@ public final class Daemon {
         defer {
             let now = MonotonicClock.microseconds()
             pacing.settled(tookMicroseconds: now - started, now: now)
+            pacedSettleMoved()
         }
         var swapped: Bool
         repeat {
@@ -411,9 +439,14 @@ public final class Daemon {
     /// hears it), and the engine sees the windows.
     func engineFollowsWindows() {
         guard windowsChanged || unsettled else { return }
-        if windowsChanged && !runtime.isEmpty { settleRuntimeWindows() }
+        if windowsChanged && hasRuntimePopups { settleRuntimeWindows() }
         updateEngine()
     }
+
+    /// Out of line: inlined into `handleDisplayInput`, its runtime exclusivity check of
+    /// `runtime` was hoisted to the top, and every click paid for it.
+    @inline(never)
+    private var hasRuntimePopups: Bool { !runtime.isEmpty }
 
     /// `settle()` without waiting for the pace of windows' changes: for a click, a key or a
     /// request, which see the state as it is.

@@ -27,10 +27,11 @@ final class DismissCommands {
         var finished: (ProcessExit, _ killedForTime: Bool) -> Void
     }
 
-    // Looked at before every wait of the loop (`nextSlowCheck`), so with no runtime
-    // exclusivity check: each access is one statement here that calls out to no other code.
-    @exclusivity(unchecked) private var children: [pid_t: Child] = [:]
-    @exclusivity(unchecked) private var helpers: [pid_t: Helper] = [:]
+    private var children: [pid_t: Child] = [:] { didSet { slowCheck.deadline = nextSlowCheck } }
+    private var helpers: [pid_t: Helper] = [:] { didSet { slowCheck.deadline = nextSlowCheck } }
+    /// When the next running command becomes slow enough to report, or a helper is due to
+    /// be killed: `reportSlow(now:)` then.
+    let slowCheck = LoopTimer()
     let logger: Logger
     /// What DesktopNotifications keeps between rejections.
     var desktop = DesktopNotifications()
@@ -104,9 +105,10 @@ final class DismissCommands {
         return failed
     }
 
-    /// When the next running command becomes slow enough to report, or a helper is due to be killed.
-    /// Asked before every wait of the loop: it allocates nothing.
-    var nextSlowCheck: Deadline? {
+    /// The children running and not reaped yet, commands and helpers (for tests).
+    var childPids: [pid_t] { Array(children.keys) + Array(helpers.keys) }
+
+    private var nextSlowCheck: Deadline? {
         var earliest = Int64.max
         for child in children.values where !child.reportedSlow { earliest = min(earliest, child.startedAt + Self.slowAfterMs) }
         for helper in helpers.values where !helper.killed { earliest = min(earliest, helper.killAt) }

@@ -17,8 +17,14 @@ final class ControlServerTests {
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("clickaway-ctl-\(UUID().uuidString)").path
         server = try ControlServer(directory: directory, loop: loop)
-        // The loop never sleeps longer than this: every wait below is bounded.
-        loop.schedule({ .inMilliseconds(20) }) { _ in }
+        loop.schedule(bound) { _ in }
+    }
+
+    /// A wait of the loop that never sleeps longer than 20 ms: every wait below is bounded.
+    private let bound = LoopTimer()
+    func waitBounded() {
+        bound.deadline = .inMilliseconds(20)
+        loop.wait()
     }
 
     deinit {
@@ -68,13 +74,13 @@ final class ControlServerTests {
         let deadline = Deadline(after: .seconds(5))
         while !condition() {
             try #require(!deadline.hasPassed(), "timed out waiting for \(what)")
-            loop.wait()
+            waitBounded()
         }
     }
 
     /// The requests of one pass.
     func pass() -> [ControlServer.Request] {
-        loop.wait()
+        waitBounded()
         var requests: [ControlServer.Request] = []
         while let r = server.nextRequest() { requests.append(r) }
         return requests

@@ -47,10 +47,13 @@ import Testing
         try write("config.toml")
         try read(w, now: 1100)
         #expect(w.due == 1100 + ConfigWatcher.debounceMs)
+        // What the loop wakes for.
+        #expect(w.debounce.deadline == Deadline(milliseconds: 1100 + ConfigWatcher.debounceMs))
         #expect(!w.takeDue(now: 1000 + ConfigWatcher.debounceMs))
         #expect(w.takeDue(now: 1100 + ConfigWatcher.debounceMs))
         #expect(!w.takeDue(now: 9999))
         #expect(w.due == nil)
+        #expect(w.debounce.deadline == nil)
     }
 
     @Test func otherFilesBesideItDoNotCount() throws {

@@ -9,8 +9,7 @@ import Testing
         defer { try? readEnd.close(); try? writeEnd.close() }
         var seen: [Readiness] = []
         loop.watch(readEnd) { seen.append($0) }
-        let wakeUp = Deadline.inMilliseconds(20)
-        loop.schedule({ wakeUp }) { _ in }
+        loop.schedule(LoopTimer(.inMilliseconds(20))) { _ in }
         loop.wait()
         #expect(seen.isEmpty)
         try writeEnd.writeAll([1])
@@ -20,17 +19,18 @@ import Testing
 
     @Test func deadlinesFireOnceDueAndOnlyThen() {
         let loop = PollLoop()
-        var due: Deadline? = .inMilliseconds(30)
+        let due = Deadline.inMilliseconds(30)
+        let timer = LoopTimer(due)
         var fired = 0
-        loop.schedule({ due }) { _ in
+        loop.schedule(timer) { _ in
             fired += 1
-            due = nil
+            timer.deadline = nil
         }
         loop.runDueDeadlines()
         #expect(fired == 0)
         #expect(loop.nextDeadline == due)
         loop.wait()  // sleeps until the deadline: no descriptor is watched
-        #expect(due!.hasPassed())
+        #expect(due.hasPassed())
         loop.runDueDeadlines()
         loop.runDueDeadlines()
         #expect(fired == 1)

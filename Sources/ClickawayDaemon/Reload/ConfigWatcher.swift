@@ -27,7 +27,9 @@ final class ConfigWatcher {
     /// Watch descriptor → what changes in that directory count.
     private var watches: [Int32: (directory: String, counts: (String) -> Bool)] = [:]
     /// When the pending reload is due (monotonic ms), if a change was seen.
-    private(set) var due: Int64?
+    private(set) var due: Int64? { didSet { debounce.deadline = due.map(Deadline.init(milliseconds:)) } }
+    /// `due`, for the loop.
+    let debounce = LoopTimer()
 
     private static let events = UInt32(IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE
         | IN_DELETE_SELF | IN_MOVE_SELF | IN_ATTRIB)

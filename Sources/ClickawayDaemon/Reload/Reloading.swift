@@ -47,7 +47,7 @@ final class Reloading {
                   built: @escaping (ConfigReloader.Built) -> Void) {
         if let watcher {
             loop.watch(watcher.descriptor) { _ in watcher.read(now: MonotonicClock.milliseconds()) }
-            loop.schedule({ watcher.due.map(Deadline.init(milliseconds:)) }) { now in
+            loop.schedule(watcher.debounce) { now in
                 if watcher.takeDue(now: now) { changed() }
             }
         }

@@ -29,7 +29,8 @@ final class ShowDrawing {
     private let display: any Display
     private let logger: Logger
     private var request: ShowRequest?
-    private var deadline: Deadline?
+    /// When the drawing ends.
+    let expiry = LoopTimer()
     private var canvas: (any ShowCanvas)?
     private var drawn: ShowPicture?
 
@@ -39,7 +40,6 @@ final class ShowDrawing {
     }
 
     var isShowing: Bool { request != nil }
-    var nextDeadline: Deadline? { deadline }
 
     /// The `show` request: starts (or replaces) the drawing, or stops it. The reply names the
     /// popups drawn now; the others are drawn when they open.
@@ -57,7 +57,7 @@ final class ShowDrawing {
         let names = Self.drawnPopups(show, Self.engine(for: show, engine))
         if canvas == nil { canvas = try provider().makeShowCanvas() }
         request = show
-        deadline = .inMilliseconds(Int64(show.seconds) * 1000)
+        expiry.deadline = .inMilliseconds(Int64(show.seconds) * 1000)
         drawn = nil
         redraw(engine)
         logger.info("showing the popups on screen", metadata: ["popups": "\(names.joined(separator: ","))", "seconds": "\(show.seconds)"])
@@ -85,7 +85,7 @@ final class ShowDrawing {
 
     /// Whether the time ran out (and the drawing ended).
     func expire(now: Int64) -> Bool {
-        guard let deadline, deadline.hasPassed(now: now) else { return false }
+        guard let deadline = expiry.deadline, deadline.hasPassed(now: now) else { return false }
         stop(because: "its time ran out")
         return true
     }
@@ -93,7 +93,7 @@ final class ShowDrawing {
     func stop(because reason: String) {
         guard request != nil || canvas != nil else { return }
         request = nil
-        deadline = nil
+        expiry.deadline = nil
         drawn = nil
         canvas?.clear()
         canvas = nil

@@ -5,7 +5,7 @@ internal import ClickawaySystem
 /// (half of WatchdogSec, from the loop's deadlines). Nothing at all outside systemd.
 final class Supervision {
     private let notifier: SystemdNotifier?
-    private var nextPing: Deadline?
+    private let nextPing = LoopTimer()
     private var lastStatus = ""
 
     init(notifier: SystemdNotifier?) {
@@ -15,10 +15,10 @@ final class Supervision {
     /// Starts the watchdog's pings.
     func register(with loop: PollLoop) {
         guard let interval = notifier?.watchdogIntervalMs else { return }
-        nextPing = .inMilliseconds(interval)
-        loop.schedule({ [unowned self] in nextPing }) { [unowned self] now in
+        nextPing.deadline = .inMilliseconds(interval)
+        loop.schedule(nextPing) { [unowned self] now in
             notifier?.send("WATCHDOG=1")
-            nextPing = Deadline(milliseconds: now + interval)
+            nextPing.deadline = Deadline(milliseconds: now + interval)
         }
     }
 

@@ -42,14 +42,16 @@ public final class WaylandDisplay: Display {
     /// The daemon must refresh before the next click: sway's windows or the outputs changed.
     private var changed = false
     /// `startSync`s not answered yet, oldest first.
-    private var syncs: [WaylandSync] = []
+    private var syncs: [WaylandSync] = [] { didSet { syncWait.deadline = syncs.first?.deadline } }
+    /// When the oldest sync stops waiting for the compositor.
+    private let syncWait = LoopTimer()
     /// `probePointerGrab`s not answered yet.
     private var grabProbes: [Int] = []
     private var outputsChanged = false
     /// Whether a popup is open (the last `intercept`).
     private var popupsOpen = false
     /// When sway's tree is next read while window geometry is in use (see `pollTree`).
-    private var nextTreePoll: Deadline?
+    private let nextTreePoll = LoopTimer()
     /// Whether a `prepareRead()` awaits its `readEvents()` or `cancelRead()`.
     private var readPrepared = false
     /// The input region shrank: the compositor must have it before "opened" is announced.
@@ -114,11 +116,11 @@ public final class WaylandDisplay: Display {
         if let sway {
             for descriptor in sway.descriptors { loop.watch(descriptor) { _ in sway.read() } }
         }
-        loop.schedule({ [unowned self] in nextTreePoll }) { [unowned self] _ in pollTree() }
+        loop.schedule(nextTreePoll) { [unowned self] _ in pollTree() }
         // Wake the loop when a press stops waiting for sway's tree, or a sync for the
         // compositor; `nextInput` moves them on.
-        loop.schedule({ [unowned self] in treeAsked?.deadline }) { _ in }
-        loop.schedule({ [unowned self] in syncs.first?.deadline }) { _ in }
+        loop.schedule(treeWait) { _ in }
+        loop.schedule(syncWait) { _ in }
     }
 
     /// Runs the listeners of what is queued and takes the clicks and outputs they brought.
@@ -255,7 +257,8 @@ public final class WaylandDisplay: Display {
 
     /// The tree asked for before the clicks read are handed out: its reply's number and how
     /// long they wait for it.
-    private var treeAsked: (ticket: Int, deadline: Deadline, asked: Int64)?
+    private var treeAsked: (ticket: Int, deadline: Deadline, asked: Int64)? { didSet { treeWait.deadline = treeAsked?.deadline } }
+    private let treeWait = LoopTimer()
 
     /// Before a press on the overlay is decided, sway's tree is read again when any window
     /// plays a role: a window moved without an event would otherwise be judged where it
@@ -287,16 +290,16 @@ public final class WaylandDisplay: Display {
     /// role (a window popup, anchor or exclusion); otherwise no timer runs at all.
     private func pollTree() {
         sway?.requestTree()
-        nextTreePoll = nil
+        nextTreePoll.deadline = nil
         scheduleTreePolls()
     }
 
     private func scheduleTreePolls() {
         guard let sway, popupsOpen, sway.windowCount > 0 else {
-            nextTreePoll = nil
+            nextTreePoll.deadline = nil
             return
         }
-        if nextTreePoll == nil { nextTreePoll = .inMilliseconds(Self.treePollMs) }
+        if nextTreePoll.deadline == nil { nextTreePoll.deadline = .inMilliseconds(Self.treePollMs) }
     }
 
     // MARK: - Outputs and the overlay

@@ -69,7 +69,7 @@ public final class WindowRoster<Details>: WindowSource {
     /// The popup instances in the order of `order`, kept as windows are stacked and popups
     /// open and close (`openInstances`).
     private var stacked = StackedInstances()
-    /// Asked for its deadline before every wait of the loop, so with no runtime exclusivity
+    /// Looked at for every open instance (`openInstances`), so with no runtime exclusivity
     /// check: ClosingWindows' methods change only itself.
     @exclusivity(unchecked) public var closing = ClosingWindows() {
         didSet {

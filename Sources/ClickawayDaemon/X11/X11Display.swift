@@ -50,6 +50,9 @@ public final class X11Display: Display {
     @exclusivity(unchecked) private var changed = false
     /// `startSync`s not answered yet.
     @exclusivity(unchecked) private var syncs = X11Syncs()
+    /// When the oldest sync stops waiting for window reads: set after each change of `syncs`
+    /// (an observer would cost every click a runtime exclusivity check of it).
+    private let syncReads = LoopTimer()
     /// `probePointerGrab`s sent, oldest first, and those answered, not handed out yet.
     @exclusivity(unchecked) private var grabProbes: [(id: Int, reply: PendingReply<PointerGrabRefusal?>)] = []
     @exclusivity(unchecked) private var grabAnswers: [(id: Int, heldBy: String?)] = []
@@ -115,7 +118,11 @@ public final class X11Display: Display {
     public func prepareToSleep() -> Bool {
         if !activations.isEmpty { activateUnderClicks() }
         x.flush()
-        let synced = !syncs.isEmpty && syncs.canAdvance(x: x, readsBusy: tracker.isBusy, now: MonotonicClock.milliseconds())
+        var synced = false
+        if !syncs.isEmpty {
+            synced = syncs.canAdvance(x: x, readsBusy: tracker.isBusy, now: MonotonicClock.milliseconds())
+            syncReads.deadline = syncs.deadline
+        }
         let grabAnswer = hasGrabAnswer()
         // After every other look at replies, which may have read window replies into libxcb's
         // memory (`WindowTracker.collect` looks only when something may have read); before
@@ -131,7 +138,7 @@ public final class X11Display: Display {
 
     public func register(with loop: PollLoop) {
         // Wakes the loop when a sync stops waiting for window reads; `nextInput` moves it on.
-        loop.schedule({ [unowned self] in syncs.deadline }) { _ in }
+        loop.schedule(syncReads) { _ in }
     }
 
     // MARK: - Events
@@ -179,7 +186,9 @@ public final class X11Display: Display {
             }
             if !activations.isEmpty { activateUnderClicks() }
             guard !syncs.isEmpty else { return nil }
-            switch syncs.advance(x: x, readsBusy: tracker.isBusy, now: MonotonicClock.milliseconds()) {
+            let step = syncs.advance(x: x, readsBusy: tracker.isBusy, now: MonotonicClock.milliseconds())
+            syncReads.deadline = syncs.deadline
+            switch step {
             case .waiting: return nil
             case .progressed:
                 x.flush()
@@ -443,6 +452,7 @@ public final class X11Display: Display {
     /// server sent before it: the caller then sees the daemon in a settled state.
     public func startSync(_ id: Int) {
         syncs.start(id, x: x)
+        syncReads.deadline = syncs.deadline
         x.flush()
     }
 

@@ -476,4 +476,54 @@ import Testing
         #expect(try d.request(#"{"request":"close","popup":"panel"}"#).contains(#""open":false"#))
         #expect(d.daemon.openNames.isEmpty)
     }
+
+    // MARK: - Deadlines
+
+    // The loop reads the deadlines their owners keep before each wait, and asks nobody: each
+    // must be there as soon as what it waits for starts, and gone once that ended.
+
+    @Test func theLoopWakesForADismissedWindowThatStaysAndNoLongerOnceItIsGone() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu"))
+        d.display.windowsCloseWhenAsked = false
+        d.display.map(1, class: "Menu", at: Self.menuRect)
+        d.step()
+        #expect(d.nextDeadline == nil)
+        let dismissed = MonotonicClock.milliseconds()
+        d.display.press(600, 500)
+        d.step()
+        let due = try #require(d.nextDeadline, "no wakeup for the window asked to close").milliseconds
+        #expect(due >= dismissed + ClosingWindows.timeoutMs && due <= MonotonicClock.milliseconds() + ClosingWindows.timeoutMs)
+        d.display.unmap(1)
+        d.step()
+        #expect(d.nextDeadline == nil)
+    }
+
+    @Test func theLoopWakesWhenAWaitForAProcessWindowRunsOutAndNoLongerOnceItCame() throws {
+        let d = try DaemonUnderTest("")
+        let waiter = try d.connect()
+        let sent = MonotonicClock.milliseconds()
+        try waiter.send(#"{"request":"add","pid":\#(getpid()),"popup":"late","timeout_ms":10000}"#)
+        try d.step(until: "the wait for the window registered") { d.nextDeadline != nil }
+        let due = try #require(d.nextDeadline).milliseconds
+        #expect(due >= sent + 10000 && due <= MonotonicClock.milliseconds() + 10000)
+        d.display.map(5, class: "Anything", at: Self.menuRect, pid: getpid())
+        _ = try waiter.reply(from: d, to: "the process's window")
+        #expect(d.nextDeadline == nil)
+    }
+
+    @Test func theLoopWakesToSettleWindowsThatWaitedForThePaceAndNoLongerOnceSettled() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu"))
+        d.daemon.pacing = SettlePacing(immediateMicroseconds: 0, spacing: 1_000_000)
+        d.display.map(1, class: "Menu", at: Self.menuRect)
+        d.step()
+        #expect(d.nextDeadline == nil)
+        d.display.map(2, class: "Other", at: Self.subRect)
+        d.step()
+        #expect(d.daemon.windowsChanged)
+        #expect(d.nextDeadline == d.daemon.pacing.deadline)
+        // A click settles at once.
+        d.display.press(150, 150)
+        d.step()
+        #expect(d.nextDeadline == nil)
+    }
 }

@@ -18,6 +18,8 @@ final class DaemonUnderTest {
     let directory: String
     private let loop: PollLoop
     private let control: ControlServer
+    /// Ends every wait here within 20 ms (`waitBounded()`): `step()` returns to look again.
+    private let bound = LoopTimer()
 
     init(_ toml: String) throws {
         directory = NSTemporaryDirectory() + "clickaway-scripted-\(UUID().uuidString)"
@@ -26,8 +28,7 @@ final class DaemonUnderTest {
         try TestFiles.write(toml, to: configFile)
         let config = try ConfigLoader.load(file: configFile, environment: [:])
         loop = PollLoop()
-        // The loop never sleeps longer than this in a test: `step()` returns to look again.
-        _ = loop.schedule({ .inMilliseconds(20) }) { _ in }
+        loop.schedule(bound) { _ in }
         control = try ControlServer(directory: directory + "/run", loop: loop)
         display = ScriptedDisplay(model: config.model)
         daemon = Daemon(display: display, config: config, configFile: configFile, backend: nil, loop: loop, control: control,
@@ -51,8 +52,19 @@ final class DaemonUnderTest {
             daemon.step()
             if try done() { return }
             guard clock.now < end else { throw HarnessError("within \(timeout): \(what) did not happen") }
-            loop.wait()
+            waitBounded()
         }
+    }
+
+    /// The earliest of the daemon's deadlines, as the loop reads it before its next wait.
+    var nextDeadline: Deadline? {
+        bound.deadline = nil
+        return loop.nextDeadline
+    }
+
+    private func waitBounded() {
+        bound.deadline = .inMilliseconds(20)
+        loop.wait()
     }
 
     /// A control connection, as clickawayctl makes one.
@@ -78,7 +90,7 @@ final class DaemonUnderTest {
             try client.send(#"{"request":"sync"}"#)
             _ = try client.reply(from: self, to: "sync")
         }
-        loop.wait()
+        waitBounded()
         daemon.step()
         for (client, line) in zip(clients, lines) { try client.send(line) }
         return clients
