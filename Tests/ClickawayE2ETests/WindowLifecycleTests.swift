@@ -35,6 +35,22 @@ struct WindowLifecycleTests {
         #expect(try !f.isIntercepting())
     }
 
+    /// A window's properties are followed on the window reads' own connection: a sync waits
+    /// for what that connection was sent before it too, every time (not only when its
+    /// PropertyNotify happens to come before the daemon's own round trip's reply). The title
+    /// is written and not waited for, as `xdotool set_window --name T; clickawayctl sync` does.
+    @Test func everyTitleChangeIsSeenByTheNextSync() throws {
+        let f = try DaemonFixture(config: "[[popup]]\nname = \"pop\"\nwindow = { title = \"Popup\" }\ngrace_ms = 0\n")
+        try f.startDaemon()
+        let w = try f.window(Layout.popup, class: "Anything", title: "loading")
+        for round in 1...40 {
+            let title = round.isMultiple(of: 2) ? "loading" : "Popup"
+            try f.client.setTitle(w, title, waiting: false)
+            try f.sync()
+            #expect(try f.openPopups() == (title == "Popup" ? ["pop"] : []), "round \(round), title \(title)")
+        }
+    }
+
     /// What i3 and herbstluftwm do, played by the test: a frame with a WM_CLASS of its own
     /// around the client, the frame mapped first, WM_STATE set on the client only after.
     /// The frame is never taken for the client; the client counts once WM_STATE names it.

@@ -151,14 +151,16 @@ public final class TestClient {
         try x.sync()
     }
 
-    /// Changes the window's title (WM_NAME and _NET_WM_NAME) after it is mapped.
-    public func setTitle(_ window: TestWindow, _ title: String) throws {
+    /// Changes the window's title (WM_NAME and _NET_WM_NAME) after it is mapped, and waits
+    /// until the server has done it; `waiting: false` only writes the requests, as a program
+    /// that sets its title and goes on does.
+    public func setTitle(_ window: TestWindow, _ title: String, waiting: Bool = true) throws {
         let x = connection
         x.withUnsafeConnection { c in
             setString(c, window.id, x.atoms.netWMName, x.atoms.utf8String, title)
             setString(c, window.id, UInt32(XCB_ATOM_WM_NAME.rawValue), UInt32(XCB_ATOM_STRING.rawValue), title)
         }
-        try x.sync()
+        if waiting { try x.sync() } else { x.flush() }
     }
 
     /// Gives the window the keyboard focus.
