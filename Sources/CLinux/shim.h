@@ -4,13 +4,15 @@
 // The few glibc functions Swift's Glibc module hides behind _GNU_SOURCE, declared as glibc
 // defines them (spawn.h, sys/socket.h), the credentials of a Unix socket's peer, and
 // malloc_trim (malloc.h, which the Glibc module leaves out) and the time slices of the
-// calling thread (sched_setattr(2), which glibc before 2.41 does not wrap).
+// calling thread (sched_setattr(2), which glibc before 2.41 does not wrap), and epoll(7),
+// which the Glibc module leaves out.
 
 #include <errno.h>
 #include <malloc.h>
 #include <sched.h>
 #include <spawn.h>
 #include <stdint.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>

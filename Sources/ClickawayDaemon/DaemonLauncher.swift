@@ -56,7 +56,8 @@ public enum DaemonLauncher {
         // The display first, then the control socket: a daemon that cannot reach its display
         // leaves nothing behind.
         Signals.install()
-        let loop = PollLoop()
+        let loop: PollLoop
+        do { loop = try PollLoop() } catch { fail("cannot create the event loop (epoll_create1): \(error)", .failure) }
         let control: ControlServer
         do {
             control = try ControlServer(directory: try ControlPath.directory(environment: environment), loop: loop)

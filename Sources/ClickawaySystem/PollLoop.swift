@@ -1,10 +1,11 @@
+internal import CLinux
 internal import Glibc
 public import SystemPackage
 
 /// Something the loop waits on: a descriptor, and the hooks around each sleep. Registered
 /// with `PollLoop.add(_:)`; simple owners use `PollLoop.watch(_:reading:writing:_:)` instead.
 public protocol PollSource: AnyObject {
-    /// The descriptor to wait on.
+    /// The descriptor to wait on: read once, when the source is added.
     var pollDescriptor: FileDescriptor { get }
     /// Whether to wait until it is readable (false: only a hang-up or an error wakes it).
     var wantsToRead: Bool { get }
@@ -24,9 +25,12 @@ extension PollSource {
     public func prepareToSleep() -> Bool { false }
 }
 
-/// One poll(2) loop. Each owner registers its descriptor with what to do when it is ready,
+/// One epoll(7) loop. Each owner registers its descriptor with what to do when it is ready,
 /// and its deadlines with what to do when they come; the loop sleeps until the first of
-/// them, and nobody addresses another's slot.
+/// them, and nobody addresses another's slot. epoll, not poll(2): poll sets up and tears down
+/// a wait on every descriptor at every sleep, and on the click's CPU that cost each click
+/// 1 to 2.5 µs a descriptor (BENCHMARKS.md, the daemon's part of an inside click); epoll is
+/// told only when what a descriptor waits for changes.
 ///
 /// `wait()` sleeps and lets every source read what is ready; `runDueDeadlines()` is separate,
 /// so that the owner of the loop decides what must be current before deadlines are judged.
@@ -42,6 +46,8 @@ public final class PollLoop {
         /// The descriptor of a watch that only ever waits to read (`watch` without `reading`
         /// or `writing`): nothing to ask it before a wait, nothing to tell it when not ready.
         let plainWatch: FileDescriptor?
+        /// The source's descriptor, read once: it may not change while registered.
+        let descriptor: Int32
     }
 
     private struct Timer {
@@ -58,13 +64,28 @@ public final class PollLoop {
     private var nextID = 0
     /// Counts removals: a source removed by a handler during `wait()` hears nothing more.
     private var removals = 0
+    private let epoll: FileDescriptor
+    /// What each entry waits for (epoll's readable and writable bits), by entry and in the
+    /// same order: kept apart from `entries`, which every wait copies, so that a change is
+    /// no copy of them.
+    @exclusivity(unchecked) private var wanted: [(id: Int, events: UInt32)] = []
+    /// What epoll waits for on each descriptor: the union of its entries' wishes.
+    private var interest: [Int32: UInt32] = [:]
+    /// Entries whose descriptor epoll refused: each hears an error once, at the next wait.
+    private var refused: [Int] = []
     /// The earliest deadline when the loop last went to sleep: until it comes, no timer is
     /// due, and `runDueDeadlines()` reads none of them. A deadline set since then that is due
     /// already makes the next wait return at once, and fires after it. `.min` (before the
     /// first wait, or once a timer is added): unknown, every timer is read.
     private var earliestAtLastWait: Deadline? = Deadline(milliseconds: .min)
 
-    public init() {}
+    public init() throws(Errno) {
+        let fd = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard fd >= 0 else { throw Errno(rawValue: errno) }
+        epoll = FileDescriptor(rawValue: fd)
+    }
+
+    deinit { try? epoll.close() }
 
     /// Adds a source; its hooks run in the order sources were added.
     @discardableResult
@@ -74,8 +95,39 @@ public final class PollLoop {
 
     private func add(_ source: any PollSource, plainWatch: FileDescriptor?) -> Registration {
         nextID += 1
-        entries.append(Entry(id: nextID, source: source, plainWatch: plainWatch))
+        let descriptor = (plainWatch ?? source.pollDescriptor).rawValue
+        entries.append(Entry(id: nextID, source: source, plainWatch: plainWatch, descriptor: descriptor))
+        wanted.append((nextID, plainWatch != nil ? UInt32(EPOLLIN.rawValue) : 0))
+        updateInterest(descriptor)
         return Registration(id: nextID)
+    }
+
+    /// Tells epoll what `descriptor` waits for now: the union of its entries' wishes (epoll
+    /// takes a descriptor once). A descriptor it refuses makes its entries hear an error.
+    private func updateInterest(_ descriptor: Int32) {
+        var events: UInt32?
+        for i in entries.indices where entries[i].descriptor == descriptor { events = (events ?? 0) | wanted[i].events }
+        guard let events else {
+            // Its last entry went. The descriptor may be closed already (nothing left to undo).
+            if interest.removeValue(forKey: descriptor) != nil { _ = epoll_ctl(epoll.rawValue, EPOLL_CTL_DEL, descriptor, nil) }
+            return
+        }
+        guard interest[descriptor] != events else { return }
+        var event = epoll_event()
+        event.events = events
+        event.data.fd = descriptor
+        var result = epoll_ctl(epoll.rawValue, interest[descriptor] == nil ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, descriptor, &event)
+        if result != 0 && errno == ENOENT {
+            // Closed and opened again under the same number without being removed: epoll
+            // forgot the old one.
+            result = epoll_ctl(epoll.rawValue, EPOLL_CTL_ADD, descriptor, &event)
+        }
+        guard result == 0 else {
+            interest[descriptor] = nil
+            for entry in entries where entry.descriptor == descriptor && !refused.contains(entry.id) { refused.append(entry.id) }
+            return
+        }
+        interest[descriptor] = events
     }
 
     /// Watches `descriptor`: `handler` runs after each wait in which it became ready.
@@ -101,7 +153,13 @@ public final class PollLoop {
     /// Stops watching or scheduling; safe from inside a handler.
     public func remove(_ registration: Registration) {
         removals &+= 1
-        entries.removeAll { $0.id == registration.id }
+        if let i = entries.firstIndex(where: { $0.id == registration.id }) {
+            let descriptor = entries[i].descriptor
+            entries.remove(at: i)
+            wanted.remove(at: i)
+            updateInterest(descriptor)
+        }
+        refused.removeAll { $0 == registration.id }
         timers.removeAll { $0.id == registration.id }
     }
 
@@ -122,26 +180,35 @@ public final class PollLoop {
     /// see what its descriptor is ready for. A signal ends the wait early.
     public func wait() {
         let sources = entries
-        // On the stack: the loop allocates nothing per wait.
-        withUnsafeTemporaryAllocation(of: pollfd.self, capacity: sources.count) { descriptors in
-            var busy = false
-            // By index: a plain watch's source is not even copied (retained).
-            for i in sources.indices {
-                if let descriptor = sources[i].plainWatch {
-                    descriptors.initializeElement(at: i, to: pollfd(fd: descriptor.rawValue, events: Readiness.readable.rawValue, revents: 0))
-                    continue
-                }
-                let source = sources[i].source
-                if source.prepareToSleep() { busy = true }
-                let events = (source.wantsToRead ? Readiness.readable : []).union(source.wantsToWrite ? .writable : [])
-                descriptors.initializeElement(at: i, to: pollfd(fd: source.pollDescriptor.rawValue, events: events.rawValue, revents: 0))
+        var busy = !refused.isEmpty
+        // By index: a plain watch's source is not even copied (retained).
+        for i in sources.indices where sources[i].plainWatch == nil {
+            let source = sources[i].source
+            if source.prepareToSleep() { busy = true }
+            let events = (source.wantsToRead ? UInt32(EPOLLIN.rawValue) : 0) | (source.wantsToWrite ? UInt32(EPOLLOUT.rawValue) : 0)
+            // A hook that removed a registration moved the indices: asked again next time.
+            if i < wanted.count, wanted[i].id == sources[i].id, events != wanted[i].events {
+                wanted[i].events = events
+                updateInterest(sources[i].descriptor)
             }
+        }
+        let refusedNow = refused
+        refused.removeAll()
+        // On the stack: the loop allocates nothing per wait.
+        withUnsafeTemporaryAllocation(of: epoll_event.self, capacity: max(sources.count, 1)) { ready in
             earliestAtLastWait = nextDeadline
             let timeout = busy ? 0 : Deadline.pollTimeout(earliestAtLastWait)
-            let ready = poll(descriptors.baseAddress, nfds_t(sources.count), timeout)
+            let count = max(0, Int(epoll_wait(epoll.rawValue, ready.baseAddress, Int32(ready.count), timeout)))
             let removalsBefore = removals
             for i in sources.indices where removals == removalsBefore || isRegistered(sources[i].id) {
-                let readiness = ready > 0 ? Readiness(rawValue: descriptors[i].revents) : []
+                var readiness: Readiness = []
+                for j in 0..<count where ready[j].data.fd == sources[i].descriptor {
+                    // Of what the descriptor is ready for, what this entry waits for: another
+                    // entry of the same descriptor may wait for more.
+                    let wants = wanted.first { $0.id == sources[i].id }?.events ?? 0
+                    readiness = Readiness(rawValue: Int16(truncatingIfNeeded: ready[j].events & (wants | UInt32(EPOLLERR.rawValue | EPOLLHUP.rawValue))))
+                }
+                if !refusedNow.isEmpty && refusedNow.contains(sources[i].id) { readiness.insert(.error) }
                 if sources[i].plainWatch != nil && readiness.isEmpty { continue }
                 sources[i].source.pollReturned(readiness)
             }

@@ -1,7 +1,7 @@
 internal import Glibc
 public import SystemPackage
 
-/// What a descriptor is ready for, after poll(2).
+/// What a descriptor is ready for, after poll(2) or epoll_wait(2) (the same bits).
 public struct Readiness: OptionSet, Hashable, Sendable {
     public let rawValue: Int16
     public init(rawValue: Int16) { self.rawValue = rawValue }

@@ -10,12 +10,13 @@ import Testing
 @Suite("Control server: turns, caps, holds and eviction", .serialized)
 final class ControlServerTests {
     let directory: String
-    let loop = PollLoop()
+    let loop: PollLoop
     let server: ControlServer
     var clients: [Int32] = []
 
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("clickaway-ctl-\(UUID().uuidString)").path
+        loop = try PollLoop()
         server = try ControlServer(directory: directory, loop: loop)
         loop.schedule(bound) { _ in }
     }

@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct PollLoopTests {
     @Test func aWatchRunsWhenItsDescriptorIsReadableAndNotBefore() throws {
-        let loop = PollLoop()
+        let loop = try PollLoop()
         let (readEnd, writeEnd) = try FileDescriptor.pipe(options: [.closeOnExec, .nonBlocking])
         defer { try? readEnd.close(); try? writeEnd.close() }
         var seen: [Readiness] = []
@@ -17,8 +17,8 @@ import Testing
         #expect(seen == [.readable])
     }
 
-    @Test func deadlinesFireOnceDueAndOnlyThen() {
-        let loop = PollLoop()
+    @Test func deadlinesFireOnceDueAndOnlyThen() throws {
+        let loop = try PollLoop()
         let due = Deadline.inMilliseconds(30)
         let timer = LoopTimer(due)
         var fired = 0
@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func sourcesHearEveryWaitInOrderAndABusyOneKeepsTheLoopAwake() throws {
-        let loop = PollLoop()
+        let loop = try PollLoop()
         let (readEnd, writeEnd) = try FileDescriptor.pipe(options: [.closeOnExec, .nonBlocking])
         defer { try? readEnd.close(); try? writeEnd.close() }
         let first = Recorder(readEnd, "first")
@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func aHandlerMayRemoveAnotherRegistration() throws {
-        let loop = PollLoop()
+        let loop = try PollLoop()
         let (readEnd, writeEnd) = try FileDescriptor.pipe(options: [.closeOnExec, .nonBlocking])
         defer { try? readEnd.close(); try? writeEnd.close() }
         var calls: [String] = []
@@ -86,5 +86,59 @@ import Testing
         loop.wait()
         loop.wait()
         #expect(calls == ["first", "first"])
+    }
+
+    /// epoll hears what a descriptor waits for only when that changes: a source that starts
+    /// and stops wanting to write is woken for it exactly while it wants to.
+    @Test func whatASourceWaitsForFollowsItsWishes() throws {
+        let loop = try PollLoop()
+        let (readEnd, writeEnd) = try FileDescriptor.pipe(options: [.closeOnExec, .nonBlocking])
+        defer { try? readEnd.close(); try? writeEnd.close() }
+        var writing = false
+        var seen: [Readiness] = []
+        loop.watch(writeEnd, reading: { false }, writing: { writing }) { seen.append($0) }
+        loop.schedule(LoopTimer(.inMilliseconds(20))) { _ in }
+        loop.wait()
+        #expect(seen.isEmpty, "a pipe's write end is writable, but nobody asked")
+        writing = true
+        loop.wait()
+        #expect(seen == [.writable])
+        writing = false
+        loop.wait()
+        #expect(seen == [.writable])
+    }
+
+    /// A descriptor watched twice stays watched when one of the two goes, and a watch that
+    /// waits for nothing still hears the other end close.
+    @Test func aSharedDescriptorOutlivesOneOfItsWatches() throws {
+        let loop = try PollLoop()
+        let (readEnd, writeEnd) = try FileDescriptor.pipe(options: [.closeOnExec, .nonBlocking])
+        defer { try? readEnd.close() }
+        var first: [Readiness] = []
+        var second: [Readiness] = []
+        let registration = loop.watch(readEnd) { first.append($0) }
+        loop.watch(readEnd, reading: { false }) { second.append($0) }
+        loop.remove(registration)
+        try writeEnd.writeAll([1])
+        loop.schedule(LoopTimer(.inMilliseconds(20))) { _ in }
+        loop.wait()
+        #expect(first.isEmpty)
+        #expect(second.isEmpty, "it waits to read no more than it asked")
+        try writeEnd.close()
+        loop.wait()
+        #expect(second == [.hangUp])
+    }
+
+    /// epoll takes no regular file: its watch hears an error, once, instead of never a thing.
+    @Test func aDescriptorEpollRefusesHearsAnError() throws {
+        let loop = try PollLoop()
+        let file = try FileDescriptor.open("/proc/self/stat", .readOnly, options: .closeOnExec)
+        defer { try? file.close() }
+        var seen: [Readiness] = []
+        loop.watch(file) { seen.append($0) }
+        loop.schedule(LoopTimer(.inMilliseconds(20))) { _ in }
+        loop.wait()
+        loop.wait()
+        #expect(seen == [.error])
     }
 }

@@ -27,7 +27,7 @@ final class DaemonUnderTest {
         configFile = directory + "/config.toml"
         try TestFiles.write(toml, to: configFile)
         let config = try ConfigLoader.load(file: configFile, environment: [:])
-        loop = PollLoop()
+        loop = try PollLoop()
         loop.schedule(bound) { _ in }
         control = try ControlServer(directory: directory + "/run", loop: loop)
         display = ScriptedDisplay(model: config.model)
