@@ -14,9 +14,18 @@ internal import Logging
 /// that a press that arrives during a burst of windows is read and answered at once. Only
 /// start-up waits for the replies (`finishReads`); `sync` waits for the reads in flight
 /// between events (`X11Syncs`).
+///
+/// The reads go on a connection of their own (`reader`), which also brings the
+/// PropertyNotify they follow: on the daemon's connection an AllowEvents sent during a burst
+/// waited behind the reads' requests, and the replies woke the loop as often as the events
+/// (BENCHMARKS.md, other clients' windows).
 
 final class WindowTracker {
     private let x: XConnection
+    /// The reads' own connection to the same server: their requests never stand in line
+    /// before an answer to a click (AllowEvents goes on `x`), and the PropertyNotify they
+    /// follow comes on it, in order with their replies.
+    let reader: XConnection
     private let logger: Logger
     /// The windows with a role, keyed by top-level; its stacking is every child of the root,
     /// bottom to top.
@@ -106,7 +115,9 @@ final class WindowTracker {
     /// How many WM_TRANSIENT_FOR links a family is followed through (a dialog of a dialog ...).
     static let transientDepth = 8
 
-    init(x: XConnection, model: ClickModel, logger: Logger) {
+    /// Connects the reads' own connection: one round trip.
+    init(x: XConnection, model: ClickModel, logger: Logger) throws(XError) {
+        reader = try XConnection(display: x.display)
         self.x = x
         self.logger = logger
         roster = WindowRoster(model: model, naming: .hex, logger: logger)
@@ -193,9 +204,12 @@ final class WindowTracker {
     /// replies that have come. Reads what the connection holds, never waits.
     var hasWork: Bool {
         guard isBusy else { return false }
+        if readerReadable || eventAhead != nil { return true }
         if !toPlace.isEmpty || (!toRead.isEmpty && readOrder.count < Self.readsInFlight) { return true }
-        guard let top = readOrder.first, let read = reads[top] else { return false }
-        return collect(read)
+        if let top = readOrder.first, let read = reads[top], collect(read) { return true }
+        // Looking for replies may have pulled events into libxcb's queue.
+        eventAhead = reader.pollQueuedEvent()
+        return eventAhead != nil
     }
 
     /// `x.reads` when the replies of the read longest ago were last not all there.
@@ -206,18 +220,67 @@ final class WindowTracker {
     /// until then nothing more can have come (in a burst of windows that was a recvmsg(2) per
     /// pass of the loop that found nothing).
     private func collect(_ read: WindowRead) -> Bool {
-        guard readsAtMiss != x.reads else { return false }
-        guard read.collect(x, wait: false) else {
-            readsAtMiss = x.reads
+        guard readsAtMiss != reader.reads else { return false }
+        guard read.collect(reader, wait: false) else {
+            readsAtMiss = reader.reads
             return false
         }
         return true
     }
 
-    /// Whether windows are being read or wait to be read or placed: set when one is queued,
-    /// cleared by `work` when it finds nothing left. Stored, because the loop asks after every
-    /// click, and a look at the collections costs a runtime exclusivity check on each.
+    /// Whether windows are being read or wait to be read or placed, or the reads' connection
+    /// may hold events: set when one is queued or the connection is readable, cleared by
+    /// `work` when it finds nothing left. Stored, because the loop asks after every click, and
+    /// a look at the collections costs a runtime exclusivity check on each.
     @exclusivity(unchecked) private(set) var isBusy = false
+
+    /// The reads' socket was readable when poll(2) returned, and is not read since.
+    private var readerReadable = false
+    /// An event of the reads' connection found in libxcb's queue while looking for work,
+    /// handled next.
+    private var eventAhead: XEvent?
+
+    /// The reads' socket is readable: the next `work` reads it.
+    func readerBecameReadable() {
+        readerReadable = true
+        isBusy = true
+    }
+
+    /// Writes the reads' requests; they are only sent while busy.
+    func flush() {
+        if isBusy { reader.flush() }
+    }
+
+    /// Whether windows are being read, or events of the reads' connection wait to be handled
+    /// (a round trip's reply on it can pull them into libxcb's queue unseen): what a sync
+    /// waits for.
+    var readsPending: Bool {
+        if !isBusy, let event = reader.pollQueuedEvent() {
+            eventAhead = event
+            isBusy = true
+        }
+        return isBusy
+    }
+
+    private func nextReaderEvent() -> XEvent? {
+        if let event = eventAhead {
+            eventAhead = nil
+            return event
+        }
+        guard readerReadable else { return reader.pollQueuedEvent() }
+        readerReadable = false
+        return reader.pollEvent()
+    }
+
+    /// An event of the reads' connection: a property followed changed, or an error for a
+    /// window gone before its PropertyNotify was selected. Returns what `apply` does.
+    private func handleReaderEvent(_ event: XEvent, now: Int64) -> Bool {
+        if case .error(let error) = event {
+            logger.debug("X error on the window reads' connection", metadata: ["error": "\(error)"])
+            return false
+        }
+        return apply(event, now: now)
+    }
 
     private var hasWindowsQueued: Bool { !reads.isEmpty || !toRead.isEmpty || !toPlace.isEmpty }
 
@@ -239,16 +302,17 @@ final class WindowTracker {
         reading.remove(top)
         placing.remove(top)
         if let read = reads.removeValue(forKey: top) {
-            read.discard(x)
+            read.discard(reader)
             readOrder.removeAll { $0 == top }
         }
     }
 
-    /// One step, never waiting for the X server: the replies of the window read longest ago,
-    /// if they have come, taken on to its next requests or to its place; else the next window
-    /// placed, or its read begun. Returns whether it did anything, and whether what the
-    /// engine sees changed.
+    /// One step, never waiting for the X server: an event of the reads' connection handled;
+    /// else the replies of the window read longest ago, if they have come, taken on to its
+    /// next requests or to its place; else the next window placed, or its read begun. Returns
+    /// whether it did anything, and whether what the engine sees changed.
     func work(now: Int64) -> (progressed: Bool, changed: Bool) {
+        if let event = nextReaderEvent() { return (true, handleReaderEvent(event, now: now)) }
         if let top = readOrder.first, let read = reads[top] {
             switch advance(read, wait: false, now: now) {
             case .waiting:
@@ -315,8 +379,8 @@ final class WindowTracker {
     private func start(_ top: WindowID) {
         follow(top, for: top)
         let read = WindowRead(top: top, stage: .first(First(
-            attributes: Batch([x.sendGetWindowAttributes(top)]), wmState: Batch([x.sendHasWMState(top)]),
-            tree: Batch([x.sendQueryTree(top)]), details: Details(client: top, managed: false, top: top, x: x))))
+            attributes: Batch([reader.sendGetWindowAttributes(top)]), wmState: Batch([reader.sendHasWMState(top)]),
+            tree: Batch([reader.sendQueryTree(top)]), details: Details(client: top, managed: false, top: top, x: reader))))
         reads[top] = read
         readOrder.append(top)
     }
@@ -623,7 +687,7 @@ final class WindowTracker {
 
     /// Takes a read as far as the replies that have come allow (`wait`: waits for them).
     private func advance(_ read: WindowRead, wait: Bool, now: Int64) -> Advance {
-        guard wait ? read.collect(x, wait: true) : collect(read) else { return .waiting }
+        guard wait ? read.collect(reader, wait: true) : collect(read) else { return .waiting }
         let top = read.top
         do throws(XError) {
             switch read.stage {
@@ -665,7 +729,7 @@ final class WindowTracker {
                     return found(level[i], managed: true, searched: searched, read)
                 }
                 guard depth < XConnection.clientSearchDepth else { return ownClient(searched: searched, read) }
-                read.stage = .tree(depth: depth, searched: searched, Batch(level.map(x.sendQueryTree)))
+                read.stage = .tree(depth: depth, searched: searched, Batch(level.map(reader.sendQueryTree)))
             case .tree(let depth, let searched, let batch):
                 var next: [WindowID] = []
                 for result in batch.results { next += (try unlessGone(result) ?? []).reversed() }
@@ -677,7 +741,7 @@ final class WindowTracker {
                 let values = try details.values()
                 let unnamed = Array(Set(x.windowTypeAtoms(values).filter { atomNames[$0] == nil }))
                 guard unnamed.isEmpty else {
-                    read.stage = .typeNames(details, atoms: unnamed, Batch(unnamed.map(x.sendAtomName)))
+                    read.stage = .typeNames(details, atoms: unnamed, Batch(unnamed.map(reader.sendAtomName)))
                     return .sent
                 }
                 return .finished(changed: try seenNow(read, details, values, now: now))
@@ -689,7 +753,7 @@ final class WindowTracker {
             return .sent
         } catch {
             logger.debug("window vanished while being inspected", metadata: ["window": "\(roster.describe(top))", "error": "\(error)"])
-            read.discard(x)
+            read.discard(reader)
             return .finished(changed: false)
         }
     }
@@ -700,13 +764,13 @@ final class WindowTracker {
     /// (events are handled between its steps) reads the window again (`again`).
     private func searchLevel(_ level: [WindowID], depth: Int, searched: [WindowID], _ read: WindowRead) {
         for w in level { follow(w, for: read.top) }
-        read.stage = .wmState(depth: depth, level: level, searched: searched, Batch(level.map(x.sendHasWMState)))
+        read.stage = .wmState(depth: depth, level: level, searched: searched, Batch(level.map(reader.sendHasWMState)))
     }
 
     /// Selects PropertyNotify on `w`, not followed yet, and follows it for `top`.
     private func follow(_ w: WindowID, for top: WindowID) {
         guard watched[w] == nil else { return }
-        x.watchProperties(w)
+        reader.watchProperties(w)
         watched[w] = top
         watchedFor[top, default: []].append(w)
     }
@@ -715,7 +779,7 @@ final class WindowTracker {
     /// when it has WM_CLASS.
     private func ownClient(searched: [WindowID], _ read: WindowRead) -> Advance {
         if read.attributes?.overrideRedirect == true { return found(read.top, managed: false, searched: searched, read) }
-        read.stage = .ownClass(searched: searched, Batch([x.sendWMClass(read.top)]))
+        read.stage = .ownClass(searched: searched, Batch([reader.sendWMClass(read.top)]))
         return .sent
     }
 
@@ -729,7 +793,7 @@ final class WindowTracker {
             setSeen(top, nil)
             return .finished(changed: roster.forget(top))
         }
-        read.stage = .details(details ?? Details(client: client, managed: managed, top: top, x: x))
+        read.stage = .details(details ?? Details(client: client, managed: managed, top: top, x: reader))
         return .sent
     }
 

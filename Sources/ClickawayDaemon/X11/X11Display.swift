@@ -85,7 +85,7 @@ public final class X11Display: Display {
             logger.warning("\(error): rectangles with output = \"...\" cannot be placed and screen changes are not followed")
         }
         outputs = (try? x.outputs()) ?? [:]
-        tracker = WindowTracker(x: x, model: model, logger: logger)
+        tracker = try WindowTracker(x: x, model: model, logger: logger)
         let locks = LockModifiers(x: x)
         buttonGrabs = PassiveGrabSet(x: x, locks: locks)
         escapeGrabs = PassiveGrabSet(x: x, locks: locks)
@@ -103,7 +103,7 @@ public final class X11Display: Display {
     public var name: String { x.display }
     public var interceptionName: String { interception.rawValue }
     public var isIntercepting: Bool { buttonGrabs.isGrabbing || shield?.mapped == true }
-    public var failure: String? { x.connectionError.map { "\($0)" } }
+    public var failure: String? { (x.connectionError ?? tracker.reader.connectionError).map { "\($0)" } }
     public var windows: any WindowSource { tracker.roster }
     public func now() -> Int64 { clock.now() }
     public var processWindowRequirement: String? { "on X11 the window must carry _NET_WM_PID, as GTK and Qt windows do" }
@@ -118,9 +118,11 @@ public final class X11Display: Display {
     public func prepareToSleep() -> Bool {
         if !activations.isEmpty { activateUnderClicks() }
         x.flush()
+        tracker.flush()
         var synced = false
         if !syncs.isEmpty {
-            synced = syncs.canAdvance(x: x, readsBusy: tracker.isBusy, now: MonotonicClock.milliseconds())
+            synced = syncs.canAdvance(x: x, reader: tracker.reader, readsBusy: tracker.readsPending,
+                                      now: MonotonicClock.milliseconds())
             syncReads.deadline = syncs.deadline
         }
         let grabAnswer = hasGrabAnswer()
@@ -139,6 +141,8 @@ public final class X11Display: Display {
     public func register(with loop: PollLoop) {
         // Wakes the loop when a sync stops waiting for window reads; `nextInput` moves it on.
         loop.schedule(syncReads) { _ in }
+        // The window reads' replies and PropertyNotify: `nextInput` reads them (`tracker.work`).
+        loop.watch(FileDescriptor(rawValue: tracker.reader.fileDescriptor)) { [tracker] _ in tracker.readerBecameReadable() }
     }
 
     // MARK: - Events
@@ -186,7 +190,8 @@ public final class X11Display: Display {
             }
             if !activations.isEmpty { activateUnderClicks() }
             guard !syncs.isEmpty else { return nil }
-            let step = syncs.advance(x: x, readsBusy: tracker.isBusy, now: MonotonicClock.milliseconds())
+            let step = syncs.advance(x: x, reader: tracker.reader, readsBusy: tracker.readsPending,
+                                     now: MonotonicClock.milliseconds())
             syncReads.deadline = syncs.deadline
             switch step {
             case .waiting: return nil
@@ -451,9 +456,11 @@ public final class X11Display: Display {
     /// Answers after one round trip to the X server and after handling every event the
     /// server sent before it: the caller then sees the daemon in a settled state.
     public func startSync(_ id: Int) {
-        syncs.start(id, x: x)
+        syncs.start(id, x: x, reader: tracker.reader)
         syncReads.deadline = syncs.deadline
         x.flush()
+        // Sent while no window may be read: the tracker's own flush would leave it.
+        tracker.reader.flush()
     }
 
     public func configurationReplaced(_ model: ClickModel, backend: Backend) {

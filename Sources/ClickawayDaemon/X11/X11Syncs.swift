@@ -2,16 +2,19 @@ internal import ClickawaySystem
 internal import ClickawayX11
 
 /// The `sync`s asked of the X display (`clickawayctl sync`, `add --window`), oldest first,
-/// none of them waited for: each is a round trip, after whose reply the events the server
-/// sent before it are handled; then the windows being read are read to the end (a burst of
-/// windows may keep them coming: at most `readsLimitMs`); then a second round trip, after
-/// which the server has processed what the daemon sent for those events. Replies are
-/// collected between events, as the window reads' are.
+/// none of them waited for: each is a round trip on both connections (the daemon's and the
+/// window reads'), after whose replies the events the server sent before them are handled;
+/// then the windows being read are read to the end (a burst of windows may keep them coming:
+/// at most `readsLimitMs`); then a second round trip, after which the server has processed
+/// what the daemon sent for those events. Replies are collected between events, as the
+/// window reads' are.
 struct X11Syncs {
     static let readsLimitMs: Int64 = 1000
 
     private enum Stage {
-        case firstRoundTrip(PendingReply<Void>)
+        case firstRoundTrip(PendingReply<Void>, reads: PendingReply<Void>)
+        /// The daemon's round trip is answered; the reads' connection's is awaited.
+        case readsRoundTrip(PendingReply<Void>)
         case reads(until: Int64)
         case secondRoundTrip(PendingReply<Void>)
         case done(failure: String?)
@@ -30,8 +33,8 @@ struct X11Syncs {
         case synced(id: Int, failure: String?)
     }
 
-    mutating func start(_ id: Int, x: XConnection) {
-        waiting.append((id, .firstRoundTrip(x.sendRoundTrip())))
+    mutating func start(_ id: Int, x: XConnection, reader: XConnection) {
+        waiting.append((id, .firstRoundTrip(x.sendRoundTrip(), reads: reader.sendRoundTrip())))
     }
 
     /// When the loop must wake to stop waiting for window reads.
@@ -41,12 +44,13 @@ struct X11Syncs {
     }
 
     /// Moves the oldest sync on, never waiting. Called once every event read is handled and
-    /// no window read can move on: `readsBusy` says whether windows are still being read.
-    mutating func advance(x: XConnection, readsBusy: Bool, now: Int64) -> Step {
+    /// no window read can move on: `readsBusy` says whether windows are still being read (or
+    /// events of the reads' connection wait: a reply there can pull them into libxcb's queue).
+    mutating func advance(x: XConnection, reader: XConnection, readsBusy: Bool, now: Int64) -> Step {
         guard let (id, stage) = waiting.first else { return .waiting }
         switch stage {
-        case .firstRoundTrip, .secondRoundTrip:
-            return collect(x: x, now: now) ? .progressed : .waiting
+        case .firstRoundTrip, .readsRoundTrip, .secondRoundTrip:
+            return collect(x: x, reader: reader, now: now) ? .progressed : .waiting
         case .reads(let until):
             guard !readsBusy || now >= until else { return .waiting }
             waiting[0].stage = .secondRoundTrip(x.sendRoundTrip())
@@ -59,8 +63,8 @@ struct X11Syncs {
 
     /// Whether `advance` has something to do before the socket is readable again: a stage
     /// ended, or its reply came (pulled into libxcb by another read), which is collected.
-    mutating func canAdvance(x: XConnection, readsBusy: Bool, now: Int64) -> Bool {
-        if collect(x: x, now: now) { return true }
+    mutating func canAdvance(x: XConnection, reader: XConnection, readsBusy: Bool, now: Int64) -> Bool {
+        if collect(x: x, reader: reader, now: now) { return true }
         switch waiting.first?.stage {
         case .reads(let until)?: return !readsBusy || now >= until
         case .done?: return true
@@ -68,12 +72,14 @@ struct X11Syncs {
         }
     }
 
-    /// Takes the oldest sync's round-trip reply if it has come; true when it has.
-    private mutating func collect(x: XConnection, now: Int64) -> Bool {
+    /// Takes the oldest sync's round-trip reply if it has come; true when it has. A stage
+    /// ends here and `readsBusy` is judged in a later call, after the events read with it.
+    private mutating func collect(x: XConnection, reader: XConnection, now: Int64) -> Bool {
         let poll: ReplyPoll<Void>
         let after: Stage
         switch waiting.first?.stage {
-        case .firstRoundTrip(let pending)?: (poll, after) = (x.poll(pending), .reads(until: now + Self.readsLimitMs))
+        case .firstRoundTrip(let pending, let reads)?: (poll, after) = (x.poll(pending), .readsRoundTrip(reads))
+        case .readsRoundTrip(let pending)?: (poll, after) = (reader.poll(pending), .reads(until: now + Self.readsLimitMs))
         case .secondRoundTrip(let pending)?: (poll, after) = (x.poll(pending), .done(failure: nil))
         default: return false
         }
