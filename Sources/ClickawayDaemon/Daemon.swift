@@ -8,7 +8,7 @@ public import Logging
 
 /// The daemon: one display (X11 or Wayland, `Display`), the configuration and the decision
 /// engine, and a few parts of its own: `rect` popups, the monitor feed, systemd, reloads,
-/// dismiss commands. One poll(2) loop drives it all; a click is read, decided and answered
+/// dismiss commands. One epoll loop drives it all; a click is read, decided and answered
 /// before anything else happens. The one other thread loads configurations, builds models
 /// and frees replaced ones (`ConfigReloader`), never touching this state.
 ///

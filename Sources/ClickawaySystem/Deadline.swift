@@ -23,10 +23,10 @@ public struct Deadline: Comparable, Hashable, Sendable, CustomStringConvertible 
     /// Milliseconds left, 0 once passed.
     public func remaining(now: Int64 = MonotonicClock.milliseconds()) -> Int64 { max(0, milliseconds &- now) }
 
-    /// What poll(2) takes: the milliseconds left, 0 once passed, at most Int32.max.
+    /// What poll(2) and epoll_wait(2) take: the milliseconds left, 0 once passed, at most Int32.max.
     public func pollTimeout(now: Int64 = MonotonicClock.milliseconds()) -> Int32 { Int32(clamping: remaining(now: now)) }
 
-    /// poll(2)'s timeout for waiting until the earliest of `deadlines`: -1 (forever) when there is none.
+    /// The loop's timeout for waiting until the earliest of `deadlines`: -1 (forever) when there is none.
     public static func pollTimeout(_ deadline: Deadline?, now: Int64 = MonotonicClock.milliseconds()) -> Int32 {
         deadline.map { $0.pollTimeout(now: now) } ?? -1
     }

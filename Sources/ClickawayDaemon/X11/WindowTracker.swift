@@ -212,7 +212,7 @@ final class WindowTracker {
         return eventAhead != nil
     }
 
-    /// `x.reads` when the replies of the read longest ago were last not all there.
+    /// `reader.reads` when the replies of the read longest ago were last not all there.
     private var readsAtMiss: UInt64?
 
     /// Collects what has come of `read`'s replies; whether all have. Asks libxcb only if the
@@ -234,7 +234,7 @@ final class WindowTracker {
     /// a look at the collections costs a runtime exclusivity check on each.
     @exclusivity(unchecked) private(set) var isBusy = false
 
-    /// The reads' socket was readable when poll(2) returned, and is not read since.
+    /// The reads' socket was readable when the loop last woke, and is not read since.
     private var readerReadable = false
     /// An event of the reads' connection found in libxcb's queue while looking for work,
     /// handled next.

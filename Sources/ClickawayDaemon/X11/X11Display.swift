@@ -41,7 +41,7 @@ public final class X11Display: Display {
     // The properties below are looked at on every pass of the loop, two or three times, so
     // with no runtime exclusivity check (a click paid for 14 of them): each access is one
     // statement of this type's own that calls out to no other code.
-    /// Whether the socket was read since poll(2) last returned.
+    /// Whether the socket was read since the loop last woke.
     @exclusivity(unchecked) private var socketRead = false
     /// The event read ahead (while preparing to sleep, or before a refresh it must follow),
     /// handed out next.
@@ -157,7 +157,7 @@ public final class X11Display: Display {
         while true {
             if readAhead == nil {
                 // One read of the socket a pass: libxcb reads all that is there at once, and
-                // poll(2) says when more comes. A second read would only find nothing.
+                // the loop says when more comes. A second read would only find nothing.
                 readAhead = socketRead ? x.pollQueuedEvent() : x.pollEvent()
                 socketRead = true
             }
