@@ -63,6 +63,27 @@ import Testing
         #expect(w.due == nil)
     }
 
+    @Test func aFileHeldOpenBesideItWakesNothingAsItIsWritten() throws {
+        let w = try watcher([.file(directory + "/config.toml")])
+        let log = try FileDescriptor.open(directory + "/clickaway.log", .writeOnly, options: [.create, .append, .closeOnExec],
+                                          permissions: .ownerReadWrite)
+        defer { try? log.close() }
+        try read(w, now: 1000)  // its creation
+        for line in 1...3 { _ = try log.writeAll(Array("line \(line)\n".utf8)) }
+        // inotify queues an event inside the write(2) that causes it: none is there now.
+        #expect(try !w.descriptor.wait(until: .inMilliseconds(0)).canRead, "a write to another open file woke the watcher")
+        // The configuration written in place counts once it is closed.
+        let config = try FileDescriptor.open(directory + "/config.toml", .writeOnly, options: [.create, .truncate, .closeOnExec],
+                                             permissions: .ownerReadWrite)
+        _ = try config.writeAll(Array("x = 1\n".utf8))
+        try read(w, now: 2000)  // its creation
+        #expect(w.due == 2000 + ConfigWatcher.debounceMs)
+        _ = try config.writeAll(Array("y = 2\n".utf8))
+        try config.close()
+        try read(w, now: 3000)
+        #expect(w.due == 3000 + ConfigWatcher.debounceMs)
+    }
+
     @Test func aDropInDirectoryCountsItsVisibleTOMLFilesOnly() throws {
         let w = try watcher([.directory(directory)])
         try write(".hidden.toml")

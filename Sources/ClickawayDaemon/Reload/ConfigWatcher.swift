@@ -31,7 +31,10 @@ final class ConfigWatcher {
     /// `due`, for the loop.
     let debounce = LoopTimer()
 
-    private static let events = UInt32(IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE
+    /// A file written in place counts when it is closed, not at each write: a file held open
+    /// beside the configuration (a log written there, the daemon's own) would otherwise wake
+    /// the loop at every line.
+    private static let events = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE
         | IN_DELETE_SELF | IN_MOVE_SELF | IN_ATTRIB)
 
     /// nil when inotify is unavailable: then only SIGHUP and `clickawayctl reload` reload.
