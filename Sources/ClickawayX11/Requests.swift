@@ -141,6 +141,12 @@ extension XConnection {
         return XErrorInfo(error)
     }
 
+    /// Drops the error a request sent checked may have, without waiting: for one whose
+    /// outcome no longer matters (libxcb would keep its error until asked).
+    public func discard(_ cookie: CheckedCookie) {
+        xcb_discard_reply(c, cookie.sequence)
+    }
+
     // MARK: Grabs
 
     /// A passive grab of `button` with exactly `modifiers` on `window`, reporting press and

@@ -73,8 +73,10 @@ public final class InputShape {
     private let covered: UInt32
     private let point: UInt32
     private let punched: UInt32
-    /// Whether the shape applied is `punched` (covered minus the point) rather than `covered`.
-    public private(set) var hasPinhole = false
+    /// The point uncovered while the shape applied is `punched` (covered minus the point)
+    /// rather than `covered`.
+    public private(set) var pinhole: (x: Int32, y: Int32)?
+    public var hasPinhole: Bool { pinhole != nil }
 
     public init(x: XConnection, window: WindowID) {
         self.x = x
@@ -106,19 +108,19 @@ public final class InputShape {
         var dot = xcb_rectangle_t(x: Int16(clamping: px), y: Int16(clamping: py), width: 1, height: 1)
         xcb_xfixes_set_region(x.c, point, 1, &dot)
         xcb_xfixes_subtract_region(x.c, covered, point, punched)
-        hasPinhole = true
+        pinhole = (px, py)
         apply()
     }
 
     /// Covers the pinhole again.
     public func closePinhole() {
         guard hasPinhole else { return }
-        hasPinhole = false
+        pinhole = nil
         apply()
     }
 
     /// Forgets the pinhole without a request, for a window that is being unmapped.
-    public func dropPinhole() { hasPinhole = false }
+    public func dropPinhole() { pinhole = nil }
 
     private func apply() {
         xcb_xfixes_set_window_shape_region(x.c, window, UInt8(XCB_SHAPE_SK_INPUT.rawValue), 0, 0, hasPinhole ? punched : covered)

@@ -126,6 +126,65 @@ struct ShieldModeTests {
         #expect(f.client.deleteRequests(popup) == 1)
     }
 
+    /// A press let through from the shield's own grab leaves the pointer in its pinhole, and
+    /// the end of that grab says the pointer left the shield. The root's grabs stay all the
+    /// same: else they went, and came back with the next move, a round trip each time, too
+    /// late for a press right after the move, which the shield's grab took again.
+    @Test func aClickLetThroughKeepsTheRootGrabsWhileThePointerIsInItsPinhole() throws {
+        let config = Self.pop + "\n[[popup]]\nname = \"keep\"\nwindow = { class = \"Keep\" }\ngrace_ms = 3600000\n"
+        let f = try DaemonFixture(config: config, backend: .shield)
+        try f.startDaemon()
+        let popup = try f.window(Layout.popup, class: "Pop")
+        try f.window(Rect(x: 700, y: 400, width: 200, height: 200), class: "Keep")
+        // Inside one popup is outside the other: no hole, the daemon decides every click.
+        #expect(try holes(f).isEmpty)
+        try f.input.motion(x: 150, y: 130)
+        try f.sync()
+        #expect(try f.status()["grab"]?["active"]?.boolValue == true)
+        // With Shift held, no grab on the root matches: the shield's own grab takes the press.
+        let shift = try #require(f.client.connection.keycodes(forKeysym: 0xffe1).min())
+        try f.input.keyDown(shift)
+        try f.click(150, 130)
+        try f.input.keyUp(shift)
+        #expect(f.client.presses(popup) == [Click(button: 1, x: 50, y: 30)])
+        #expect(try f.status()["grab"]?["active"]?.boolValue == true, "the root's grabs went when the pointer was left in the pinhole")
+        try f.click(150, 130)
+        #expect(f.client.presses(popup).count == 2)
+        #expect(try Set(f.openPopups()) == ["pop", "keep"])
+        // Over the shield again: the pinhole closes, the grabs stay.
+        try f.input.motion(x: 600, y: 300)
+        try f.sync()
+        #expect(try f.status()["grab"]?["active"]?.boolValue == true)
+        try f.click(150, 140)
+        #expect(f.client.presses(popup).count == 3)
+    }
+
+    /// The click let through dismisses the other popup, which makes the one it landed in a
+    /// hole: the pointer left in the pinhole is in that hole, and the next click there never
+    /// waits for the daemon.
+    @Test func aPinholeThatEndsUpInAHoleLeavesNoGrab() throws {
+        let config = Self.pop + "\n[[popup]]\nname = \"other\"\nwindow = { class = \"Other\" }\ngrace_ms = 0\noutside_click = \"replay\"\n"
+        let f = try DaemonFixture(config: config, backend: .shield)
+        try f.startDaemon()
+        let popup = try f.window(Layout.popup, class: "Pop")
+        let other = try f.window(Rect(x: 700, y: 400, width: 200, height: 200), class: "Other")
+        try f.click(150, 130)
+        #expect(f.client.deleteRequests(other) == 1)
+        #expect(f.client.presses(popup) == [Click(button: 1, x: 50, y: 30)])
+        #expect(try f.openPopups() == ["pop"])
+        #expect(try holes(f) == [[100, 100, 300, 200]])
+        #expect(try f.status()["grab"]?["active"]?.boolValue == false, "the root's grabs stayed with the pointer in a hole")
+        let pid = try #require(f.daemon?.pid)
+        kill(pid, SIGSTOP)
+        defer { kill(pid, SIGCONT) }
+        try f.input.click(1, at: 150, 130)
+        try f.client.wait("the second release inside the popup while the daemon is stopped") { event in
+            if case .buttonRelease(let b) = event, b.window == popup.id, f.client.releases(popup).count == 2 { return true }
+            return nil
+        }
+        #expect(f.client.presses(popup).count == 2)
+    }
+
     @Test func shapeFollowsAMovingPopup() throws {
         let f = try DaemonFixture(config: Self.pop, backend: .shield)
         let under = try f.client.createWindow(at: Layout.background)

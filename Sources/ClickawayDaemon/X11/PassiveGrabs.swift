@@ -39,7 +39,9 @@ public struct LockModifiers: Sendable {
 
 /// One set of passive SYNC grabs on the root window: buttons (while a popup is open) or the
 /// Escape key (while a popup with `escape = true` is). Each combination is grabbed checked,
-/// in one round trip for all; those refused are kept apart, and the rest work.
+/// in one round trip for all (`update`), or without waiting, the refusals collected when the
+/// server has answered (`request`, `collectRefusals`); those refused are kept apart, and the
+/// rest work.
 final class PassiveGrabSet {
     /// What a grab takes.
     enum Input: Hashable {
@@ -59,6 +61,14 @@ final class PassiveGrabSet {
     private(set) var refused: [(combination: Combination, error: XErrorInfo)] = []
     /// What was asked for last, granted or not.
     private(set) var wanted: [Input] = []
+    /// Grabs sent by `request`, counted as held until the round trip after them says which
+    /// were refused.
+    private var unchecked: (roundTrip: PendingReply<Void>, grabs: [(combination: Combination, cookie: CheckedCookie)])? {
+        didSet { isChecking = unchecked != nil }
+    }
+    /// Whether `collectRefusals` has grabs to look at. Stored, with no runtime exclusivity
+    /// check: the loop asks at every pass, a click's too.
+    @exclusivity(unchecked) private(set) var isChecking = false
 
     init(x: XConnection, locks: LockModifiers) {
         self.x = x
@@ -72,17 +82,9 @@ final class PassiveGrabSet {
     @discardableResult
     func update(to inputs: [Input]) -> [(combination: Combination, error: XErrorInfo)] {
         guard inputs != wanted else { return [] }
-        release()
-        wanted = inputs
-        let combinations = inputs.flatMap { input in locks.combinations.map { Combination(input: input, modifiers: $0) } }
-        let cookies = combinations.map { combo -> CheckedCookie in
-            switch combo.input {
-            case .button(let button): x.grabButton(button: button, modifiers: combo.modifiers, window: x.root, pointerMode: .sync)
-            case .key(let keycode): x.grabKey(keycode: keycode, modifiers: combo.modifiers, window: x.root)
-            }
-        }
+        let sent = send(inputs)
         var newlyRefused: [(combination: Combination, error: XErrorInfo)] = []
-        for (combo, cookie) in zip(combinations, cookies) {
+        for (combo, cookie) in sent {
             if let error = x.check(cookie) {
                 refused.append((combo, error))
                 newlyRefused.append((combo, error))
@@ -94,8 +96,55 @@ final class PassiveGrabSet {
         return newlyRefused
     }
 
-    /// Lets go of every grab.
+    /// As `update`, without waiting for the server, and not flushed (the loop flushes before
+    /// it sleeps, an answer to a press at once): every combination counts as held until
+    /// `collectRefusals` finds it refused. For grabs that come and go as the pointer moves.
+    func request(_ inputs: [Input]) {
+        guard inputs != wanted else { return }
+        let sent = send(inputs)
+        held = sent.map(\.combination)
+        if !sent.isEmpty { unchecked = (x.sendRoundTrip(), sent) }
+    }
+
+    /// The combinations `request` sent that the server refused, once it has answered them
+    /// (none before). Never waits.
+    func collectRefusals() -> [(combination: Combination, error: XErrorInfo)] {
+        guard let (roundTrip, grabs) = unchecked else { return [] }
+        if case .notYet = x.poll(roundTrip) { return [] }
+        unchecked = nil
+        // Answered before the round trip: `check` finds each error without waiting.
+        var newlyRefused: [(combination: Combination, error: XErrorInfo)] = []
+        for (combo, cookie) in grabs {
+            guard let error = x.check(cookie) else { continue }
+            held.removeAll { $0 == combo }
+            refused.append((combo, error))
+            newlyRefused.append((combo, error))
+        }
+        return newlyRefused
+    }
+
+    /// Releases what is held and sends the grabs for `inputs`, unchecked.
+    private func send(_ inputs: [Input]) -> [(combination: Combination, cookie: CheckedCookie)] {
+        release()
+        wanted = inputs
+        let combinations = inputs.flatMap { input in locks.combinations.map { Combination(input: input, modifiers: $0) } }
+        return combinations.map { combo in
+            switch combo.input {
+            case .button(let button): (combo, x.grabButton(button: button, modifiers: combo.modifiers, window: x.root, pointerMode: .sync))
+            case .key(let keycode): (combo, x.grabKey(keycode: keycode, modifiers: combo.modifiers, window: x.root))
+            }
+        }
+    }
+
+    /// Lets go of every grab (a refused one too, which UngrabButton leaves to its holder).
+    /// Not flushed, as `request`.
     func release() {
+        if let (roundTrip, grabs) = unchecked {
+            // What they were refused no longer matters; libxcb keeps each error until asked.
+            x.discard(roundTrip)
+            for (_, cookie) in grabs { x.discard(cookie) }
+            unchecked = nil
+        }
         for combo in held {
             switch combo.input {
             case .button(let button): x.ungrabButton(button: button, modifiers: combo.modifiers, window: x.root)
@@ -105,7 +154,6 @@ final class PassiveGrabSet {
         held = []
         refused = []
         wanted = []
-        x.flush()
     }
 
     /// Why a grab failed: BadAccess means someone else holds it, in the words of `usual`.

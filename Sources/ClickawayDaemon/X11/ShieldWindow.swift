@@ -147,6 +147,20 @@ final class ShieldWindow {
         return findWindowUnder ? x.sendChildOfRoot(x: rootX, y: rootY) : nil
     }
 
+    /// Whether the pointer at (x, y) is in the pinhole of the last press let through, which
+    /// leaves it over the shield as far as grabs go: the click there was decided.
+    func isInPinhole(x px: Int32, y py: Int32) -> Bool {
+        guard let pinhole = shape.pinhole else { return false }
+        return pinhole.x == px && pinhole.y == py
+    }
+
+    /// Whether the pinhole is inside one of the holes now (the popups changed since the press
+    /// that made it): a pointer still there is in a hole.
+    var pinholeIsInAHole: Bool {
+        guard let pinhole = shape.pinhole else { return false }
+        return holes.contains { $0.contains(x: pinhole.x, y: pinhole.y) }
+    }
+
     /// The pointer is over the shield again: the pinhole of the last press let through has
     /// served.
     func closePinhole() {

@@ -117,6 +117,7 @@ public final class X11Display: Display {
     /// its queue without the socket becoming readable again (i3's prepare callback).
     public func prepareToSleep() -> Bool {
         if !activations.isEmpty { activateUnderClicks() }
+        if buttonGrabs.isChecking { reportShieldRefusals() }
         x.flush()
         tracker.flush()
         var synced = false
@@ -189,6 +190,7 @@ public final class X11Display: Display {
                 return .pointerGrab(answer.id, heldBy: answer.heldBy)
             }
             if !activations.isEmpty { activateUnderClicks() }
+            if buttonGrabs.isChecking { reportShieldRefusals() }
             guard !syncs.isEmpty else { return nil }
             let step = syncs.advance(x: x, reader: tracker.reader, readsBusy: tracker.readsPending,
                                      now: MonotonicClock.milliseconds())
@@ -229,12 +231,17 @@ public final class X11Display: Display {
             pointerOnShield = false
             return .changed
         case .enterNotify(let e) where e.window == shield?.window:
+            // Not flushed here: a press read with the Enter that comes before it (a click after
+            // a move) sends these with its answer, in one write: flushed alone, they woke the
+            // X server, whose turn at other clients then held the answer (up to 5 ms).
             shield?.closePinhole()
             pointerEntered(shield: true)
-            x.flush()
         case .leaveNotify(let e) where e.window == shield?.window && e.mode != .grab:
-            // A grab taking the pointer (mode Grab) leaves it where it is.
-            pointerEntered(shield: false)
+            // A grab taking the pointer (mode Grab) leaves it where it is, and so does the
+            // pinhole of a press let through (the end of the shield's own grab says it left).
+            // Else the root's grabs went, and came back with the next move, often after the
+            // press that follows it, which the shield's grab took again: a cycle per click.
+            if shield?.isInPinhole(x: e.rootX, y: e.rootY) != true { pointerEntered(shield: false) }
         case .randrScreenChange:
             // Not the event's size: RandR swaps it when the first CRTC is rotated.
             if let root = try? x.getGeometry(x.root) { screen = Rect(x: 0, y: 0, width: root.rect.width, height: root.rect.height) }
@@ -373,6 +380,9 @@ public final class X11Display: Display {
         if interception == .shield, let shield {
             shield.update(active: wanted.active || shieldHoldsAClick, holes: wanted.active ? engine.holes(in: screen) : [],
                           stacking: tracker.stacking, menusMapped: tracker.overrideRedirectMappedSinceOpenInstances)
+            // A pointer left in a pinhole that is now inside a hole is in that hole, and no
+            // crossing event will say so.
+            if pointerOnShield && shield.pinholeIsInAHole { pointerOnShield = false }
             grabOverShield()
         }
         let wantsEscape = (showTakesEscape && interception == .grab) || engine.open.contains { popups[Int($0.popup)].escape }
@@ -402,7 +412,14 @@ public final class X11Display: Display {
         var buttons = wanted.buttons
         buttons.bits |= ButtonSet(bits: 0b1110).bits
         let over = wanted.active && shield?.mapped == true && pointerOnShield
-        for (combo, error) in updateButtonGrabs(over ? buttons : ButtonSet(bits: 0)) {
+        // Not waited for: the pointer crosses in and out as it moves, and a press must never
+        // wait behind a round trip. Refusals are told when the server has answered.
+        buttonGrabs.request((over ? buttons : ButtonSet(bits: 0)).buttons.map { .button(UInt8($0)) })
+    }
+
+    /// The shield's grabs on the root that the server refused, once it has answered them.
+    private func reportShieldRefusals() {
+        for (combo, error) in buttonGrabs.collectRefusals() {
             logger.debug("\(buttonGrabs.refusalSentence(combo, error, .shieldKeepsThem))")
         }
     }
@@ -448,7 +465,6 @@ public final class X11Display: Display {
         pointerOnShield = entered
         guard interception == .shield else { return }
         grabOverShield()
-        x.flush()
     }
 
     // MARK: - The rest
