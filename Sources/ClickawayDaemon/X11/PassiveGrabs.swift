@@ -39,9 +39,9 @@ public struct LockModifiers: Sendable {
 
 /// One set of passive SYNC grabs on the root window: buttons (while a popup is open) or the
 /// Escape key (while a popup with `escape = true` is). Each combination is grabbed checked,
-/// in one round trip for all (`update`), or without waiting, the refusals collected when the
-/// server has answered (`request`, `collectRefusals`); those refused are kept apart, and the
-/// rest work.
+/// and one round trip after them says which were refused: waited for (`update`), or
+/// collected when it has come (`request`, `collectRefusals`); those refused are kept apart,
+/// and the rest work.
 final class PassiveGrabSet {
     /// What a grab takes.
     enum Input: Hashable {
@@ -78,22 +78,13 @@ final class PassiveGrabSet {
     var isGrabbing: Bool { !held.isEmpty }
 
     /// Holds exactly the grabs for `inputs` with every lock combination (nothing when it is
-    /// empty). Returns the combinations newly refused, for the caller to report.
+    /// empty), waiting for the server's answer. Returns the combinations newly refused, for
+    /// the caller to report.
     @discardableResult
     func update(to inputs: [Input]) -> [(combination: Combination, error: XErrorInfo)] {
         guard inputs != wanted else { return [] }
-        let sent = send(inputs)
-        var newlyRefused: [(combination: Combination, error: XErrorInfo)] = []
-        for (combo, cookie) in sent {
-            if let error = x.check(cookie) {
-                refused.append((combo, error))
-                newlyRefused.append((combo, error))
-            } else {
-                held.append(combo)
-            }
-        }
-        x.flush()
-        return newlyRefused
+        request(inputs)
+        return collectRefusals(waiting: true)
     }
 
     /// As `update`, without waiting for the server, and not flushed (the loop flushes before
@@ -101,16 +92,24 @@ final class PassiveGrabSet {
     /// `collectRefusals` finds it refused. For grabs that come and go as the pointer moves.
     func request(_ inputs: [Input]) {
         guard inputs != wanted else { return }
-        let sent = send(inputs)
-        held = sent.map(\.combination)
-        if !sent.isEmpty { unchecked = (x.sendRoundTrip(), sent) }
+        release()
+        wanted = inputs
+        let grabs = inputs.flatMap { input in locks.combinations.map { Combination(input: input, modifiers: $0) } }
+            .map { combo -> (combination: Combination, cookie: CheckedCookie) in
+                switch combo.input {
+                case .button(let button): (combo, x.grabButton(button: button, modifiers: combo.modifiers, window: x.root, pointerMode: .sync))
+                case .key(let keycode): (combo, x.grabKey(keycode: keycode, modifiers: combo.modifiers, window: x.root))
+                }
+            }
+        held = grabs.map(\.combination)
+        if !grabs.isEmpty { unchecked = (x.sendRoundTrip(), grabs) }
     }
 
     /// The combinations `request` sent that the server refused, once it has answered them
-    /// (none before). Never waits.
-    func collectRefusals() -> [(combination: Combination, error: XErrorInfo)] {
+    /// (none before). Never waits, unless `waiting`.
+    func collectRefusals(waiting: Bool = false) -> [(combination: Combination, error: XErrorInfo)] {
         guard let (roundTrip, grabs) = unchecked else { return [] }
-        if case .notYet = x.poll(roundTrip) { return [] }
+        if case .notYet = waiting ? x.wait(roundTrip) : x.poll(roundTrip) { return [] }
         unchecked = nil
         // Answered before the round trip: `check` finds each error without waiting.
         var newlyRefused: [(combination: Combination, error: XErrorInfo)] = []
@@ -121,19 +120,6 @@ final class PassiveGrabSet {
             newlyRefused.append((combo, error))
         }
         return newlyRefused
-    }
-
-    /// Releases what is held and sends the grabs for `inputs`, unchecked.
-    private func send(_ inputs: [Input]) -> [(combination: Combination, cookie: CheckedCookie)] {
-        release()
-        wanted = inputs
-        let combinations = inputs.flatMap { input in locks.combinations.map { Combination(input: input, modifiers: $0) } }
-        return combinations.map { combo in
-            switch combo.input {
-            case .button(let button): (combo, x.grabButton(button: button, modifiers: combo.modifiers, window: x.root, pointerMode: .sync))
-            case .key(let keycode): (combo, x.grabKey(keycode: keycode, modifiers: combo.modifiers, window: x.root))
-            }
-        }
     }
 
     /// Lets go of every grab (a refused one too, which UngrabButton leaves to its holder).
