@@ -2,8 +2,8 @@
  * clickbench: the measuring half of bench/run (which starts Xvfb and the daemon and
  * prints the table). Every figure is taken here with CLOCK_MONOTONIC.
  *
- *   latency --mode target|inside|outside|rtt --clicks N [--daemon [--pid P]|--reference-grabber] [--samples FILE]
- *           [--burst-pid P]
+ *   latency --mode target|inside|outside|rtt --clicks N [--daemon [--pid P]|--reference-grabber
+ *           [--watching-windows]] [--samples FILE] [--burst-pid P]
  *   stats --samples FILE
  *   idle --pid P --seconds S --popups N [--notify-socket PATH]
  *   memory --pid P --checkpoints A,B,... [--inside-per-cycle K]
@@ -420,7 +420,9 @@ static int reference_alive = -1;  /* closing it tells the grabber to exit */
 static int reference_report = -1; /* "ok" once it grabs; the presses it answered when it exits */
 static pid_t reference_pid;
 
-__attribute__((noreturn)) static void reference_grabber(int ready, int alive) {
+/* `watching`: the grabber also takes the root's SubstructureNotify, the window events the daemon
+ * follows to find popups, and reads them (doing nothing else with them). */
+__attribute__((noreturn)) static void reference_grabber(int ready, int alive, int watching) {
     xcb_connection_t *g = xcb_connect(NULL, NULL);
     if (xcb_connection_has_error(g)) {
         dprintf(ready, "cannot connect to the X display");
@@ -433,6 +435,14 @@ __attribute__((noreturn)) static void reference_grabber(int ready, int alive) {
                                        XCB_GRAB_MODE_SYNC, XCB_GRAB_MODE_ASYNC, XCB_NONE, XCB_NONE, button, 0));
         if (e) {
             dprintf(ready, "the X server refused the grab of button %u (error %u)", button, e->error_code);
+            _exit(1);
+        }
+    }
+    if (watching) {
+        uint32_t mask = XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY;
+        xcb_generic_error_t *e = xcb_request_check(g, xcb_change_window_attributes_checked(g, groot, XCB_CW_EVENT_MASK, &mask));
+        if (e) {
+            dprintf(ready, "the X server refused SubstructureNotify on the root (error %u)", e->error_code);
             _exit(1);
         }
     }
@@ -457,7 +467,7 @@ __attribute__((noreturn)) static void reference_grabber(int ready, int alive) {
     }
 }
 
-static void start_reference_grabber(void) {
+static void start_reference_grabber(int watching) {
     int ready[2], alive[2];
     if (pipe2(ready, O_CLOEXEC) != 0 || pipe2(alive, O_CLOEXEC) != 0) die("pipe2: %s", strerror(errno));
     pid_t pid = fork();
@@ -465,7 +475,7 @@ static void start_reference_grabber(void) {
     if (pid == 0) {
         close(ready[0]);
         close(alive[1]);
-        reference_grabber(ready[1], alive[0]);
+        reference_grabber(ready[1], alive[0], watching);
     }
     close(ready[1]);
     close(alive[0]);
@@ -617,7 +627,7 @@ struct options {
     const char *latency_mode;
     long clicks, seconds, popups, runs, inside_per_cycle, in_flight;
     pid_t pid, burst_pid;
-    int with_daemon, reference_grabber;
+    int with_daemon, reference_grabber, watching_windows;
     char *checkpoints;
     const char *log;
     const char *samples;
@@ -647,10 +657,11 @@ static int latency(struct options *o) {
     x_connect();
     setup_windows();
     if (o->with_daemon && o->reference_grabber) die("--daemon and --reference-grabber exclude each other");
+    if (o->watching_windows && !o->reference_grabber) die("--watching-windows goes with --reference-grabber");
     if (o->burst_pid > 0 && strcmp(o->latency_mode, "target") != 0 && strcmp(o->latency_mode, "inside") != 0)
         die("--burst-pid goes with --mode target or inside");
     int ctl = o->with_daemon ? ctl_connect() : -1;
-    if (o->reference_grabber) start_reference_grabber();
+    if (o->reference_grabber) start_reference_grabber(o->watching_windows);
     int64_t *samples = calloc((size_t)o->clicks, sizeof *samples);
     const char *m = o->latency_mode;
     /* --pid: the daemon's wakeups and CPU time over the clicks, counted from /proc. */
@@ -845,7 +856,7 @@ static int burst(struct options *o) {
     setup_windows();
     if (o->with_daemon && o->reference_grabber) die("--daemon and --reference-grabber exclude each other");
     int ctl = o->with_daemon ? ctl_connect() : -1;
-    if (o->reference_grabber) start_reference_grabber();
+    if (o->reference_grabber) start_reference_grabber(o->watching_windows);
     map_popup(ctl);
     if (ctl >= 0) ctl_expect(ctl, 1, 1);
     free(xcb_get_input_focus_reply(c, xcb_get_input_focus(c), NULL));
@@ -1181,6 +1192,10 @@ int main(int argc, char **argv) {
         }
         if (strcmp(a, "--reference-grabber") == 0) {
             o.reference_grabber = 1;
+            continue;
+        }
+        if (strcmp(a, "--watching-windows") == 0) {
+            o.watching_windows = 1;
             continue;
         }
         if (i + 1 >= argc) die("%s needs a value", a);
