@@ -40,7 +40,7 @@ struct DependencyListTests {
     /// Programs the tests start: the first word of a command they spawn. Each must come from
     /// a package of the list, or be part of every Debian system.
     @Test func everyProgramTheTestsRunIsInTheList() throws {
-        let everywhere: Set = ["env", "sh", "bash", "setpriv", "tar", "gzip", "gunzip", "uname", "dpkg", "dpkg-deb", "sleep"]
+        let everywhere: Set = ["env", "sh", "bash", "setpriv", "tar", "gzip", "gunzip", "uname", "dpkg", "dpkg-deb", "sleep", "getconf"]
         let listed = Set(try Self.entries().flatMap { entry in
             entry.provides.split(separator: ",").filter { $0.hasPrefix("program:") }.map { String($0.dropFirst(8)) }
         })
@@ -179,6 +179,32 @@ struct DependencyListTests {
         #expect(made.status == 0, "\(made.output)")
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link.appendingPathComponent("libstdc++.a").path))?
                     .hasSuffix("/libstdc++.a") == true, "make linked no libstdc++.a: \(made.output)")
+    }
+
+    /// The release build links with lld (the Makefile's RELEASE_LINK): `make check-lld` finds
+    /// it beside `swift` as the toolchain's clang does, also through a link on PATH, and says
+    /// what is missing before a build fails on it.
+    @Test func lldIsFoundBesideSwift() throws {
+        let scratch = try scratchDirectory("check-lld")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let swift = try #require(CommandRun.run(["sh", "-c", "command -v swift"]).stdout.split(separator: "\n").first.map(String.init),
+                                 "no swift on the tests' PATH")
+        let link = scratch.appendingPathComponent("swift")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: URL(fileURLWithPath: swift))
+        let lonely = scratch.appendingPathComponent("lonely/swift")
+        try FileManager.default.createDirectory(at: lonely.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try TestFiles.write("#!/bin/sh\n", to: lonely.path)
+        chmod(lonely.path, 0o755)
+        func check(_ swift: String) throws -> CommandRun {
+            try CommandRun.run(["make", "--no-print-directory", "-C", Repository.root.path, "check-lld", "SWIFT=\(swift)"],
+                               environment: ["PATH": "/usr/bin:/bin"])
+        }
+        for found in [swift, link.path] {
+            let run = try check(found)
+            #expect(run.status == 0 && run.output.isEmpty, "SWIFT=\(found): \(run.output)")
+        }
+        let missing = try check(lonely.path)
+        #expect(missing.status != 0 && missing.stderr.contains("no ld.lld beside \(lonely.path) nor on PATH"), "\(missing.output)")
     }
 
     /// The strings quoted after each `marker`; with `list`, every string up to the closing bracket.

@@ -47,6 +47,41 @@ struct ReleaseBinaryTests {
         }
     }
 
+    /// Relative relocations packed (DT_RELR, the Makefile's RELEASE_LINK) where the build's
+    /// glibc reads them, 2.36 and later: linked by gold, 28,000 of them filled 683 KB that the
+    /// loader read at every start. Built on an older glibc, none are packed, or the programs
+    /// would not start there.
+    @Test(arguments: ["clickaway", "clickawayctl"])
+    func relativeRelocationsArePacked(_ binary: String) throws {
+        let path = try Repository.releaseBinaries().appendingPathComponent(binary).path
+        let dynamic = try CommandRun.run(["readelf", "--dynamic", path])
+        try #require(dynamic.status == 0, "readelf failed: \(dynamic.output)")
+        func bytes(_ tag: String) -> Int? {
+            dynamic.stdout.split(separator: "\n").first { $0.contains("(\(tag))") }
+                .flatMap { line in line.split(separator: " ").reversed().dropFirst().first.flatMap { Int($0) } }
+        }
+        let getconf = try CommandRun.run(["getconf", "GNU_LIBC_VERSION"])
+        let version = getconf.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let parts = version.split(whereSeparator: { $0 == " " || $0 == "." }).compactMap { Int($0) }
+        try #require(getconf.status == 0 && parts.count >= 2, "getconf GNU_LIBC_VERSION: \(getconf.output)")
+        guard (parts[0], parts[1]) >= (2, 36) else {
+            #expect(bytes("RELRSZ") == nil, "\(binary) packs relative relocations that glibc \(version) cannot read")
+            return
+        }
+        #expect(bytes("RELRSZ") != nil, "\(binary) has no packed relative relocations (RELR): \(dynamic.stdout)")
+        let unpacked = try #require(bytes("RELASZ"), "no RELASZ in \(dynamic.stdout)")
+        #expect(unpacked < 16 * 1024, "\(binary) keeps \(unpacked) bytes of RELA relocations")
+    }
+
+    /// The Makefile packs them only for a glibc that reads them (`getconf GNU_LIBC_VERSION`).
+    @Test func relocationsArePackedOnlyForAGlibcThatReadsThem() throws {
+        for (glibc, packed) in [("glibc 2.35", false), ("glibc 2.36", true), ("glibc 2.41", true), ("glibc 2.100", true), ("", false)] {
+            let run = try CommandRun.run(["make", "-n", "--no-print-directory", "-C", Repository.root.path, "binaries", "GLIBC=\(glibc)"])
+            #expect(run.status == 0, "make -n binaries: \(run.output)")
+            #expect(run.stdout.contains("-z -Xlinker pack-relative-relocs") == packed, "GLIBC=\(glibc): \(run.stdout)")
+        }
+    }
+
     private func definedSymbols(_ binary: String) throws -> [Substring] {
         let path = try Repository.releaseBinaries().appendingPathComponent(binary).path
         let nm = try CommandRun.run(["nm", "--defined-only", "--format=just-symbols", path])
