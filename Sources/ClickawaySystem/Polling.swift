@@ -38,23 +38,18 @@ extension FileDescriptor {
 
     /// Reads what is there now, at most `chunk` bytes, onto the end of `buffer` (through
     /// interrupting signals): the number of bytes read, 0 at the end of the stream, nil when
-    /// a non-blocking read would block.
+    /// a non-blocking read would block. The read goes to scratch memory and only what came is
+    /// appended: growing `buffer` by `chunk` first would fill up to 64 KB for every read.
     public func readAvailable(appendingTo buffer: inout [UInt8], chunk: Int = 65536) throws(Errno) -> Int? {
-        let start = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: chunk))
-        let result = buffer.withUnsafeMutableBytes { raw in
-            Result { () throws(Errno) in
-                try systemCall { Glibc.read(rawValue, raw.baseAddress! + start, chunk) }
-            }
+        let result = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: chunk) { scratch in
+            let read = Result { () throws(Errno) in try systemCall { Glibc.read(rawValue, scratch.baseAddress!, chunk) } }
+            if case .success(let n) = read { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<n])) }
+            return read
         }
         switch result {
-        case .success(let n):
-            buffer.removeLast(chunk - n)
-            return n
-        case .failure(let error):
-            buffer.removeLast(chunk)
-            if error == .wouldBlock { return nil }
-            throw error
+        case .success(let n): return n
+        case .failure(.wouldBlock): return nil
+        case .failure(let error): throw error
         }
     }
 
