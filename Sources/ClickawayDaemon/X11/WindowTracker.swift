@@ -118,6 +118,7 @@ final class WindowTracker {
     /// Connects the reads' own connection: one round trip.
     init(x: XConnection, model: ClickModel, logger: Logger) throws(XError) {
         reader = try XConnection(display: x.display)
+        events = EventFeed(reader, socketReadable: false)
         self.x = x
         self.logger = logger
         roster = WindowRoster(model: model, naming: .hex, logger: logger)
@@ -204,12 +205,11 @@ final class WindowTracker {
     /// replies that have come. Reads what the connection holds, never waits.
     var hasWork: Bool {
         guard isBusy else { return false }
-        if readerReadable || eventAhead != nil { return true }
+        if events.mayHaveEvent { return true }
         if !toPlace.isEmpty || (!toRead.isEmpty && readOrder.count < Self.readsInFlight) { return true }
         if let top = readOrder.first, let read = reads[top], collect(read) { return true }
         // Looking for replies may have pulled events into libxcb's queue.
-        eventAhead = reader.pollQueuedEvent()
-        return eventAhead != nil
+        return events.hasQueuedEvent()
     }
 
     /// `reader.reads` when the replies of the read longest ago were last not all there.
@@ -234,15 +234,12 @@ final class WindowTracker {
     /// a look at the collections costs a runtime exclusivity check on each.
     @exclusivity(unchecked) private(set) var isBusy = false
 
-    /// The reads' socket was readable when the loop last woke, and is not read since.
-    private var readerReadable = false
-    /// An event of the reads' connection found in libxcb's queue while looking for work,
-    /// handled next.
-    private var eventAhead: XEvent?
+    /// The reads' connection's events: PropertyNotify of the windows followed, and errors.
+    private var events: EventFeed
 
     /// The reads' socket is readable: the next `work` reads it.
     func readerBecameReadable() {
-        readerReadable = true
+        events.socketReadable = true
         isBusy = true
     }
 
@@ -255,21 +252,8 @@ final class WindowTracker {
     /// (a round trip's reply on it can pull them into libxcb's queue unseen): what a sync
     /// waits for.
     var readsPending: Bool {
-        if !isBusy, let event = reader.pollQueuedEvent() {
-            eventAhead = event
-            isBusy = true
-        }
+        if !isBusy, events.hasQueuedEvent() { isBusy = true }
         return isBusy
-    }
-
-    private func nextReaderEvent() -> XEvent? {
-        if let event = eventAhead {
-            eventAhead = nil
-            return event
-        }
-        guard readerReadable else { return reader.pollQueuedEvent() }
-        readerReadable = false
-        return reader.pollEvent()
     }
 
     /// An event of the reads' connection: a property followed changed, or an error for a
@@ -312,7 +296,7 @@ final class WindowTracker {
     /// next requests or to its place; else the next window placed, or its read begun. Returns
     /// whether it did anything, and whether what the engine sees changed.
     func work(now: Int64) -> (progressed: Bool, changed: Bool) {
-        if let event = nextReaderEvent() { return (true, handleReaderEvent(event, now: now)) }
+        if let event = events.next() { return (true, handleReaderEvent(event, now: now)) }
         if let top = readOrder.first, let read = reads[top] {
             switch advance(read, wait: false, now: now) {
             case .waiting:

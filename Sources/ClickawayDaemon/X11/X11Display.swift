@@ -41,11 +41,9 @@ public final class X11Display: Display {
     // The properties below are looked at on every pass of the loop, two or three times, so
     // with no runtime exclusivity check (a click paid for 14 of them): each access is one
     // statement of this type's own that calls out to no other code.
-    /// Whether the socket was read since the loop last woke.
-    @exclusivity(unchecked) private var socketRead = false
-    /// The event read ahead (while preparing to sleep, or before a refresh it must follow),
-    /// handed out next.
-    @exclusivity(unchecked) private var readAhead: XEvent?
+    /// The connection's events; one may be read ahead (while preparing to sleep, or before a
+    /// refresh it must follow).
+    @exclusivity(unchecked) private var events: EventFeed
     /// The daemon must refresh (`DisplayInput.changed`) before the next event.
     @exclusivity(unchecked) private var changed = false
     /// `startSync`s not answered yet.
@@ -72,6 +70,8 @@ public final class X11Display: Display {
 
     public init(x: XConnection, model: ClickModel, backend: Backend, logger: Logger) throws(XError) {
         self.x = x
+        // Read at the first look: the loop has not looked at the socket yet.
+        events = EventFeed(x, socketReadable: true)
         self.logger = logger
         self.backend = backend
         screen = x.screenRect
@@ -131,13 +131,12 @@ public final class X11Display: Display {
         // memory (`WindowTracker.collect` looks only when something may have read); before
         // the look at events, which collecting replies can pull into its queue.
         let work = tracker.hasWork
-        if readAhead == nil { readAhead = x.pollQueuedEvent() }
-        return readAhead != nil || changed || work || synced || grabAnswer
+        return events.hasQueuedEvent() || changed || work || synced || grabAnswer
     }
 
-    /// A socket with nothing to read counts as read: the next event is looked for in libxcb's
+    /// A socket with nothing to read is not read: the next event is looked for in libxcb's
     /// queue only, with no recvmsg(2) that would find nothing.
-    public func pollReturned(_ readiness: Readiness) { socketRead = !readiness.canRead }
+    public func pollReturned(_ readiness: Readiness) { events.socketReadable = readiness.canRead }
 
     public func register(with loop: PollLoop) {
         // Wakes the loop when a sync stops waiting for window reads; `nextInput` moves it on.
@@ -156,18 +155,12 @@ public final class X11Display: Display {
     /// as soon as it arrives.
     public func nextInput() -> DisplayInput? {
         while true {
-            if readAhead == nil {
-                // One read of the socket a pass: libxcb reads all that is there at once, and
-                // the loop says when more comes. A second read would only find nothing.
-                readAhead = socketRead ? x.pollQueuedEvent() : x.pollEvent()
-                socketRead = true
-            }
-            if let event = readAhead {
+            if let event = events.peek() {
                 if changed && event.isInput {
                     changed = false
                     return .changed
                 }
-                readAhead = nil
+                events.drop()
                 if let input = handle(event) { return input }
                 continue
             }
