@@ -13,6 +13,8 @@ public enum MonitorEvent: Equatable, Sendable {
     case dismissed(Dismissal)
     case reloaded(cause: String, popups: Int, files: [String])
     case rejected(cause: String, diagnostics: String)
+    /// Another client holds a grab the daemon asked for: sent once the X server has answered
+    /// the grabs, after the `opened` that asked for them.
     case grabRefused(GrabRefusal)
     /// `auto` switched to the shield.
     case backend(backend: String, reason: String)

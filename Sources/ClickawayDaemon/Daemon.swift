@@ -223,7 +223,25 @@ public final class Daemon {
                 answered(id, failure: failure, pointerHeldBy: nil)
             case .pointerGrab(let id, let heldBy):
                 answered(id, failure: nil, pointerHeldBy: heldBy)
+            case .intercepted:
+                for notice in display.takeInterceptionNotices() { intercepted(notice) }
             }
+        }
+    }
+
+    /// A grab refused (the last error, and monitors hear of it), or `auto` gone over to the
+    /// shield, which a settle gives the open popups.
+    func intercepted(_ notice: InterceptionNotice) {
+        switch notice {
+        case .refused(let refusal):
+            lastError = refusal.message
+            lastErrorIsRejection = false
+            monitor.send(.grabRefused(refusal))
+            supervision.status(statusLine())
+        case .switchedBackend(let backend, let reason):
+            monitor.send(.backend(backend: backend, reason: reason))
+            unsettled = true
+            settle()
         }
     }
 
@@ -394,16 +412,7 @@ public final class Daemon {
         unsettled = false
         updateEngine()
         show.update(engine)
-        for notice in display.intercept(engine) {
-            switch notice {
-            case .refused(let refusal):
-                lastError = refusal.message
-                lastErrorIsRejection = false
-                monitor.send(.grabRefused(refusal))
-            case .switchedBackend(let backend, let reason):
-                monitor.send(.backend(backend: backend, reason: reason))
-            }
-        }
+        display.intercept(engine)
         // Announced once the display has the new interception: a script that clicks when it
         // sees "opened" is not faster than the daemon.
         display.flush()

@@ -51,8 +51,12 @@ public protocol Display: PollSource {
     func acted(on click: Click)
     /// Answers the Escape key by its token: passed on or eaten.
     func answerEscape(_ key: EscapeKey, _ outcome: EscapeOutcome)
-    /// Takes clicks for the engine's open popups; says what another client refused.
-    func intercept(_ engine: DecisionEngine) -> [InterceptionNotice]
+    /// Takes clicks for the engine's open popups. What another client holds comes later,
+    /// once the display has heard (`.intercepted`): never waited for.
+    func intercept(_ engine: DecisionEngine)
+    /// What the interception met since last asked: grabs another client holds, `auto` leaving
+    /// grabs for the shield. Asked at `.intercepted`.
+    func takeInterceptionNotices() -> [InterceptionNotice]
     /// Closes a dismissed popup's window by its `close`, `unmap` or `kill` (commands are
     /// the daemon's), for `trigger` (X: WM_DELETE_WINDOW carries its time).
     func close(_ window: UInt32, _ spec: PopupSpec, trigger: DismissTrigger)
@@ -102,6 +106,9 @@ public enum DisplayInput: Sendable {
     /// The answer to `probePointerGrab(id)`: why clicks go to another program now, nil when
     /// none holds the pointer or the display cannot tell.
     case pointerGrab(Int, heldBy: String?)
+    /// The interception met something: `takeInterceptionNotices()` says what. (No payload:
+    /// every input is copied on the click path, and a larger one costs each click.)
+    case intercepted
 }
 
 /// A press or release of a button, a finger or a pen tip (button 1).

@@ -45,16 +45,17 @@ struct MonitorTests {
         try f.editConfigInPlace(Self.config)
         #expect(try events.next("reloaded")["event"]?.stringValue == "reloaded")
 
-        // Another client holds button 1 without modifiers: the next popup's grab is refused.
+        // Another client holds button 1 without modifiers: the next popup's grab is refused,
+        // which the daemon hears once the server has answered, after the popup opened.
         let other = try TestClient(display: f.xvfb.display)
         #expect(other.grabOnRoot(button: 1, modifiers: []) == nil)
         try f.window(Layout.popup, class: "Pop")
+        #expect(try events.next("opened")["event"]?.stringValue == "opened")
         let refused = try events.next("grab_refused")
         #expect(refused["event"]?.stringValue == "grab_refused")
         #expect(refused["button"]?.intValue == 1)
         #expect(refused["modifiers"]?.stringValue == "no modifiers")
         #expect(refused["error"]?.stringValue == "BadAccess")
-        #expect(try events.next("opened")["event"]?.stringValue == "opened")
     }
 
     @Test func ctlMonitorPrintsLinesAndEndsWhenTheDaemonGoes() throws {

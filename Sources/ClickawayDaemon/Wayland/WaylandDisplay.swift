@@ -322,18 +322,20 @@ public final class WaylandDisplay: Display {
 
     /// The input region is everything but the holes; with no popup open, one hole covers
     /// every output and the overlay takes nothing.
-    public func intercept(_ engine: DecisionEngine) -> [InterceptionNotice] {
+    public func intercept(_ engine: DecisionEngine) {
         popupsOpen = !engine.open.isEmpty
         scheduleTreePolls()
-        guard let bounds = client.layoutBounds else { return [] }
+        guard let bounds = client.layoutBounds else { return }
         let holes = engine.open.isEmpty ? [bounds] : engine.holes(in: bounds)
-        guard holes != overlay.holes else { return [] }
+        guard holes != overlay.holes else { return }
         if !engine.open.isEmpty { regionShrank = true }
         overlay.setHoles(holes)
         // A click without moving the pointer first goes where the new region says.
         replayer?.repick()
-        return []
     }
+
+    /// The overlay takes its input region from the compositor, which refuses nothing.
+    public func takeInterceptionNotices() -> [InterceptionNotice] { [] }
 
     public func flush() {
         guard broken == nil else { return }

@@ -39,8 +39,8 @@ public struct LockModifiers: Sendable {
 
 /// One set of passive SYNC grabs on the root window: buttons (while a popup is open) or the
 /// Escape key (while a popup with `escape = true` is). Each combination is grabbed checked,
-/// and one round trip after them says which were refused: waited for (`update`), or
-/// collected when it has come (`request`, `collectRefusals`); those refused are kept apart,
+/// and one round trip after them says which were refused, collected once it has come
+/// (`request`, `collectRefusals`): the loop never waits for it. Those refused are kept apart,
 /// and the rest work.
 final class PassiveGrabSet {
     /// What a grab takes.
@@ -78,18 +78,9 @@ final class PassiveGrabSet {
     var isGrabbing: Bool { !held.isEmpty }
 
     /// Holds exactly the grabs for `inputs` with every lock combination (nothing when it is
-    /// empty), waiting for the server's answer. Returns the combinations newly refused, for
-    /// the caller to report.
-    @discardableResult
-    func update(to inputs: [Input]) -> [(combination: Combination, error: XErrorInfo)] {
-        guard inputs != wanted else { return [] }
-        request(inputs)
-        return collectRefusals(waiting: true)
-    }
-
-    /// As `update`, without waiting for the server, and not flushed (the loop flushes before
-    /// it sleeps, an answer to a press at once): every combination counts as held until
-    /// `collectRefusals` finds it refused. For grabs that come and go as the pointer moves.
+    /// empty), without waiting for the server, and not flushed (the loop flushes before it
+    /// sleeps, an answer to a press at once): every combination counts as held until
+    /// `collectRefusals` finds it refused.
     func request(_ inputs: [Input]) {
         guard inputs != wanted else { return }
         release()
@@ -106,10 +97,10 @@ final class PassiveGrabSet {
     }
 
     /// The combinations `request` sent that the server refused, once it has answered them
-    /// (none before). Never waits, unless `waiting`.
-    func collectRefusals(waiting: Bool = false) -> [(combination: Combination, error: XErrorInfo)] {
+    /// (none before). Never waits.
+    func collectRefusals() -> [(combination: Combination, error: XErrorInfo)] {
         guard let (roundTrip, grabs) = unchecked else { return [] }
-        if case .notYet = waiting ? x.wait(roundTrip) : x.poll(roundTrip) { return [] }
+        if case .notYet = x.poll(roundTrip) { return [] }
         unchecked = nil
         // Answered before the round trip: `check` finds each error without waiting.
         var newlyRefused: [(combination: Combination, error: XErrorInfo)] = []

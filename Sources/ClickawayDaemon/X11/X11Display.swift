@@ -46,6 +46,8 @@ public final class X11Display: Display {
     @exclusivity(unchecked) private var events: EventFeed
     /// The daemon must refresh (`DisplayInput.changed`) before the next event.
     @exclusivity(unchecked) private var changed = false
+    /// Grabs refused and `auto`'s switch to the shield, for the daemon to take (`.intercepted`).
+    @exclusivity(unchecked) private var notices: [InterceptionNotice] = []
     /// `startSync`s not answered yet.
     @exclusivity(unchecked) private var syncs = X11Syncs()
     /// When the oldest sync stops waiting for window reads: set after each change of `syncs`
@@ -117,7 +119,7 @@ public final class X11Display: Display {
     /// its queue without the socket becoming readable again (i3's prepare callback).
     public func prepareToSleep() -> Bool {
         if !activations.isEmpty { activateUnderClicks() }
-        if buttonGrabs.isChecking { reportShieldRefusals() }
+        let told = grabsChecking && collectRefusals()
         x.flush()
         tracker.flush()
         var synced = false
@@ -131,7 +133,7 @@ public final class X11Display: Display {
         // memory (`WindowTracker.collect` looks only when something may have read); before
         // the look at events, which collecting replies can pull into its queue.
         let work = tracker.hasWork
-        return events.hasQueuedEvent() || changed || work || synced || grabAnswer
+        return events.hasQueuedEvent() || changed || work || synced || grabAnswer || told
     }
 
     /// A socket with nothing to read is not read: the next event is looked for in libxcb's
@@ -183,7 +185,7 @@ public final class X11Display: Display {
                 return .pointerGrab(answer.id, heldBy: answer.heldBy)
             }
             if !activations.isEmpty { activateUnderClicks() }
-            if buttonGrabs.isChecking { reportShieldRefusals() }
+            if grabsChecking && collectRefusals() || !notices.isEmpty { return .intercepted }
             guard !syncs.isEmpty else { return nil }
             let step = syncs.advance(x: x, reader: tracker.reader, readsBusy: tracker.readsPending,
                                      now: MonotonicClock.milliseconds())
@@ -362,14 +364,14 @@ public final class X11Display: Display {
     }
 
     /// Grabs on the root for the open popups' buttons, or the shield with the engine's
-    /// holes; Escape grabbed while a popup that wants it is open.
-    public func intercept(_ engine: DecisionEngine) -> [InterceptionNotice] {
+    /// holes; Escape grabbed while a popup that wants it is open. What the server refuses
+    /// comes from `nextInput` once it has answered (`collectRefusals`).
+    public func intercept(_ engine: DecisionEngine) {
         let popups = engine.model.popups
         var buttons = ButtonSet(bits: 0)
         for o in engine.open { buttons.bits |= popups[Int(o.popup)].buttons.bits }
         wanted = (!engine.open.isEmpty, buttons)
-        var notices = interception == .grab ? grabOnRoot() : []
-        // Also right after `auto` fell back to it.
+        if interception == .grab { grabOnRoot() }
         if interception == .shield, let shield {
             shield.update(active: wanted.active || shieldHoldsAClick, holes: wanted.active ? engine.holes(in: screen) : [],
                           stacking: tracker.stacking, menusMapped: tracker.overrideRedirectMappedSinceOpenInstances)
@@ -379,23 +381,18 @@ public final class X11Display: Display {
             grabOverShield()
         }
         let wantsEscape = (showTakesEscape && interception == .grab) || engine.open.contains { popups[Int($0.popup)].escape }
-        for (combo, error) in escapeGrabs.update(to: wantsEscape ? escapeKeycodes.map(PassiveGrabSet.Input.key) : []) {
-            let sentence = escapeGrabs.escapeRefusalSentence(combo, error)
-            logger.error("\(sentence)")
-            notices.append(.refused(escapeGrabs.refusal(combo, error, sentence)))
-        }
-        return notices
+        escapeGrabs.request(wantsEscape ? escapeKeycodes.map(PassiveGrabSet.Input.key) : [])
     }
 
-    /// Grab mode: the open popups' buttons on the root. A refused combination makes `auto`
-    /// switch to the shield.
-    private func grabOnRoot() -> [InterceptionNotice] {
-        let refused = updateButtonGrabs(wanted.buttons)
-        guard let first = refused.first else { return [] }
-        if backend == .auto, let notice = fallBackToShield(because: buttonGrabs.refusalSentence(first.combination, first.error, .shieldTakesThem)) {
-            return [notice] + report(refused, .shieldTakesThem)
+    /// Grab mode: the open popups' buttons on the root.
+    private func grabOnRoot() {
+        let before = buttonGrabs.wanted
+        buttonGrabs.request(wanted.buttons.buttons.map { .button(UInt8($0)) })
+        if buttonGrabs.wanted != before && buttonGrabs.isGrabbing {
+            logger.debug("grabbing buttons on the root window", metadata: [
+                "buttons": "\(wanted.buttons.buttons)", "combinations": "\(buttonGrabs.held.count)",
+            ])
         }
-        return report(refused, .notDismissing)
     }
 
     /// Shield mode: grabs on the root only while the pointer is over the shield, for buttons
@@ -410,22 +407,41 @@ public final class X11Display: Display {
         buttonGrabs.request((over ? buttons : ButtonSet(bits: 0)).buttons.map { .button(UInt8($0)) })
     }
 
-    /// The shield's grabs on the root that the server refused, once it has answered them.
-    private func reportShieldRefusals() {
-        for (combo, error) in buttonGrabs.collectRefusals() {
-            logger.debug("\(buttonGrabs.refusalSentence(combo, error, .shieldKeepsThem))")
-        }
+    public func takeInterceptionNotices() -> [InterceptionNotice] {
+        defer { notices = [] }
+        return notices
     }
 
-    private func updateButtonGrabs(_ buttons: ButtonSet) -> [(combination: PassiveGrabSet.Combination, error: XErrorInfo)] {
-        let before = buttonGrabs.wanted
-        let refused = buttonGrabs.update(to: buttons.buttons.map { .button(UInt8($0)) })
-        if buttonGrabs.wanted != before && buttonGrabs.isGrabbing {
-            logger.debug("grabbing buttons on the root window", metadata: [
-                "buttons": "\(buttons.buttons)", "combinations": "\(buttonGrabs.held.count)",
-            ])
+    /// Whether grabs wait for the server's answer (`collectRefusals`).
+    private var grabsChecking: Bool { buttonGrabs.isChecking || escapeGrabs.isChecking }
+
+    /// The grabs the server refused, once it has answered them: logged, and told to the
+    /// daemon (`notices`; whether any waits). A button refused in the grab mode makes `auto`
+    /// switch to the shield; in the shield mode the grabs follow the pointer, and a refusal is
+    /// only logged.
+    private func collectRefusals() -> Bool {
+        // `notices` is changed only by statements that call nothing else (`told` first): it
+        // has no runtime exclusivity check.
+        let refused = buttonGrabs.collectRefusals()
+        if let first = refused.first {
+            if interception == .shield {
+                for (combo, error) in refused { logger.debug("\(buttonGrabs.refusalSentence(combo, error, .shieldKeepsThem))") }
+            } else if backend == .auto,
+                      let notice = fallBackToShield(because: buttonGrabs.refusalSentence(first.combination, first.error, .shieldTakesThem)) {
+                let told = [notice] + report(refused, .shieldTakesThem)
+                notices += told
+            } else {
+                let told = report(refused, .notDismissing)
+                notices += told
+            }
         }
-        return refused
+        for (combo, error) in escapeGrabs.collectRefusals() {
+            let sentence = escapeGrabs.escapeRefusalSentence(combo, error)
+            logger.error("\(sentence)")
+            let told = InterceptionNotice.refused(escapeGrabs.refusal(combo, error, sentence))
+            notices.append(told)
+        }
+        return !notices.isEmpty
     }
 
     /// `auto` after a refused grab: the shield needs no grab on the root, so it works where

@@ -339,6 +339,36 @@ import Testing
         #expect(d.daemon.openNames == ["menu", "note"])
     }
 
+    /// What the display hears of its grabs after `intercept` comes as inputs: a refusal is
+    /// the last error and a monitor event; `auto`'s switch to the shield is told to monitors
+    /// and settled, so that the shield gets the open popups.
+    @Test func aGrabRefusedLaterIsTheLastErrorAndASwitchToTheShieldIsSettled() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu"))
+        d.display.map(1, class: "Menu", at: Self.menuRect)
+        d.step()
+        let monitor = try d.connect()
+        try monitor.send(#"{"request":"monitor"}"#)
+        #expect(try monitor.reply(from: d, to: "monitor").contains(#""ok":true"#))
+        let message = "cannot grab button 1 with no modifiers: another client already grabs it"
+        var intercepts = d.display.intercepts
+        d.display.heard(.refused(.button(1, modifiers: "no modifiers", error: "BadAccess", message: message)))
+        d.step()
+        #expect(d.display.intercepts == intercepts, "a refusal alone changes nothing to intercept")
+        let status = try d.request(#"{"request":"status"}"#)
+        #expect(status.contains(message), "\(status)")
+
+        intercepts = d.display.intercepts
+        d.display.heard(.switchedBackend(to: "x11-shield", because: message))
+        d.step()
+        #expect(d.display.intercepts == intercepts + 1, "the switch to the shield was not settled")
+        #expect(d.daemon.openNames == ["menu"])
+        _ = try d.request(#"{"request":"sync"}"#)
+        var events: [String] = []
+        while let line = monitor.line() { events.append(line) }
+        let names = events.compactMap { try? JSON.parse($0) }.map { $0["event"]?.stringValue ?? "?" }
+        #expect(names == ["grab_refused", "backend"], "\(events)")
+    }
+
     @Test func hitSaysWhenAnotherProgramHoldsThePointer() throws {
         let d = try DaemonUnderTest(Self.popup("menu", class: "Menu"))
         d.display.map(1, class: "Menu", at: Self.menuRect)

@@ -103,12 +103,15 @@ final class ScriptedDisplay: Display {
 
     func answerEscape(_ key: EscapeKey, _ outcome: EscapeOutcome) { effects.append(.escape(outcome)) }
 
-    func intercept(_ engine: DecisionEngine) -> [InterceptionNotice] {
+    /// How many times the daemon asked for the interception.
+    private(set) var intercepts = 0
+
+    func intercept(_ engine: DecisionEngine) {
+        intercepts += 1
         let open = engine.open.map { engine.model.popups[Int($0.popup)].name }
         isIntercepting = !open.isEmpty
         if open != interceptedFor { effects.append(.intercepting(open)) }
         interceptedFor = open
-        return []
     }
 
     func close(_ window: UInt32, _ spec: PopupSpec, trigger: DismissTrigger) {
@@ -138,6 +141,16 @@ final class ScriptedDisplay: Display {
     /// Another program holding the pointer, as `hit` is told.
     var pointerHeldBy: String?
     func probePointerGrab(_ id: Int) { inputs.append(.pointerGrab(id, heldBy: pointerHeldBy)) }
+    /// What the display hears of its grabs once the server has answered (X11's refusals).
+    func heard(_ notice: InterceptionNotice) {
+        notices.append(notice)
+        inputs.append(.intercepted)
+    }
+    private var notices: [InterceptionNotice] = []
+    func takeInterceptionNotices() -> [InterceptionNotice] {
+        defer { notices = [] }
+        return notices
+    }
     func configurationReplaced(_ model: ClickModel, backend: Backend) { rematch(model) }
     func popupsChanged(_ model: ClickModel, lookingAt lookup: WindowLookup) { rematch(model) }
 
