@@ -276,7 +276,38 @@ struct InterceptionCasesTests {
         #expect(try f.client.connection.getWindowAttributes(b.id).mapState == .viewable)
     }
 
-    // MARK: 12. openbox
+    // MARK: 12. A busy X server
+
+    /// The loop never waits for the X server's answer to its grabs: with the server held by
+    /// another client (GrabServer: it answers nobody else, as a busy one answers late), a
+    /// popup opened by request is answered and `status` lists it; once the server is let go,
+    /// the grabs are there and an outside click is intercepted as usual.
+    @Test func grabsAreNotWaitedFor() throws {
+        let f = try DaemonFixture(config: Self.pop())
+        let under = try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        let holder = try TestClient(display: f.xvfb.display)
+        try holder.grabServer()
+        var held = true
+        defer { if held { try? holder.ungrabServer() } }
+
+        let open = try ProgramRun.run([DaemonFixture.buildDirectory.appendingPathComponent("clickawayctl").path,
+                                       "open", "--rect", "100,100,300,200", "--name", "busy", "--grace", "0"],
+                                      environment: f.environment, limit: .seconds(10))
+        #expect(open.status == 0, "the daemon did not answer while the X server was held: \(open.output)")
+        let status = try ProgramRun.run([DaemonFixture.buildDirectory.appendingPathComponent("clickawayctl").path, "status"],
+                                        environment: f.environment, limit: .seconds(10))
+        #expect(status.status == 0 && status.stdout.contains("busy"), "\(status.output)")
+
+        try holder.ungrabServer()
+        held = false
+        #expect(try f.isIntercepting())
+        try f.click(900, 600)
+        #expect(f.client.presses(under).isEmpty, "the outside click reached the window below")
+        #expect(try f.openPopups().isEmpty)
+    }
+
+    // MARK: 13. openbox
 
     @Test(arguments: XBackend.allCases) func framedPopupUnderOpenbox(_ backend: XBackend) throws {
         let f = try DaemonFixture(config: Self.pop(), openbox: true, backend: backend)

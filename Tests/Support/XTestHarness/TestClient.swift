@@ -268,6 +268,19 @@ public final class TestClient {
         connection.check(connection.grabButton(button: button, modifiers: modifiers, window: connection.root, pointerMode: mode))
     }
 
+    /// Holds the X server for this client alone (GrabServer), once it has taken it: the server
+    /// answers no other client until `ungrabServer`, as one busy with another client answers
+    /// late.
+    public func grabServer() throws {
+        connection.withUnsafeConnection { c in _ = xcb_grab_server(c) }
+        try connection.sync()
+    }
+
+    public func ungrabServer() throws {
+        connection.withUnsafeConnection { c in _ = xcb_ungrab_server(c) }
+        try connection.sync()
+    }
+
     private func handle(_ event: XEvent) throws {
         events.append(event)
         switch event {
