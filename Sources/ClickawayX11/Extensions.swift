@@ -55,39 +55,89 @@ extension XConnection {
     }
 
     /// The active outputs ("DP-1", "HDMI-A-0", Xvfb's "screen") and their rectangles on the
-    /// root window. Outputs without a CRTC (disconnected or switched off) are left out.
+    /// root window, waiting for each reply: for start-up (the loop sends the same requests
+    /// and collects their replies as they come). Outputs without a CRTC (disconnected or
+    /// switched off) are left out.
     public func outputs() throws(XError) -> [String: Rect] {
-        let resourcesCookie = xcb_randr_get_screen_resources_current(c, root)
-        let (outputs, timestamp) = try reply("RRGetScreenResourcesCurrent", {
-            xcb_randr_get_screen_resources_current_reply(c, resourcesCookie, $0)
-        }) { r in
-            (Array(UnsafeBufferPointer(start: xcb_randr_get_screen_resources_current_outputs(r),
-                                       count: Int(xcb_randr_get_screen_resources_current_outputs_length(r)))),
-             r.pointee.config_timestamp)
-        }
+        let resources = try waitForAll([sendScreenResources()])[0]
+        let infos = try waitForAll(resources.outputs.map { sendOutputInfo($0, at: resources.timestamp) })
+        let active = infos.filter(\.isActive)
+        let rects = try waitForAll(active.map { sendCrtcRect($0.crtc, at: resources.timestamp) })
+        return OutputInfo.rectangles(active, rects)
+    }
 
-        let infoCookies = outputs.map { xcb_randr_get_output_info(c, $0, timestamp) }
-        let infos: [(name: String, crtc: UInt32)] = try collect(c, infoCookies, \.sequence) { (_, cookie) throws(XError) in
-            try reply("RRGetOutputInfo", { xcb_randr_get_output_info_reply(c, cookie, $0) }) { r in
-                let name = UnsafeBufferPointer(start: xcb_randr_get_output_info_name(r),
-                                               count: Int(xcb_randr_get_output_info_name_length(r)))
-                return (String(decoding: name, as: UTF8.self), r.pointee.crtc)
+    /// Waits for each reply in order. When one fails, the rest are discarded, or libxcb would
+    /// keep them forever.
+    private func waitForAll<Value>(_ pending: [PendingReply<Value>]) throws(XError) -> [Value] {
+        var values: [Value] = []
+        for (i, request) in pending.enumerated() {
+            let error: XError
+            switch wait(request) {
+            case .value(let value):
+                values.append(value)
+                continue
+            case .failed(let failure): error = failure
+            case .notYet: error = .connectionLost(reason: "no reply to \(request.request)")
             }
+            for rest in pending[(i + 1)...] { discard(rest) }
+            throw error
         }
+        return values
+    }
 
-        let active = infos.filter { $0.crtc != 0 }
-        let crtcCookies = active.map { xcb_randr_get_crtc_info(c, $0.crtc, timestamp) }
-        let rects = try collect(c, crtcCookies, \.sequence) { (_, cookie) throws(XError) in
-            try reply("RRGetCrtcInfo", { xcb_randr_get_crtc_info_reply(c, cookie, $0) }) { r in
-                Rect(x: Int32(r.pointee.x), y: Int32(r.pointee.y), width: Int32(r.pointee.width), height: Int32(r.pointee.height))
-            }
+    /// The screen's outputs (GetScreenResourcesCurrent, which does not make the server
+    /// re-probe the hardware as GetScreenResources does; RandR 1.3).
+    public func sendScreenResources() -> PendingReply<ScreenResources> {
+        let cookie = xcb_randr_get_screen_resources_current(c, root)
+        return PendingReply(sequence: cookie.sequence, request: "RRGetScreenResourcesCurrent") { raw in
+            let r = raw.assumingMemoryBound(to: xcb_randr_get_screen_resources_current_reply_t.self)
+            return ScreenResources(
+                outputs: Array(UnsafeBufferPointer(start: xcb_randr_get_screen_resources_current_outputs(r),
+                                                   count: Int(xcb_randr_get_screen_resources_current_outputs_length(r)))),
+                timestamp: r.pointee.config_timestamp)
         }
-        return Dictionary(zip(active.map(\.name), rects), uniquingKeysWith: { first, _ in first })
+    }
+
+    public func sendOutputInfo(_ output: UInt32, at timestamp: UInt32) -> PendingReply<OutputInfo> {
+        let cookie = xcb_randr_get_output_info(c, output, timestamp)
+        return PendingReply(sequence: cookie.sequence, request: "RRGetOutputInfo") { raw in
+            let r = raw.assumingMemoryBound(to: xcb_randr_get_output_info_reply_t.self)
+            let name = UnsafeBufferPointer(start: xcb_randr_get_output_info_name(r), count: Int(xcb_randr_get_output_info_name_length(r)))
+            return OutputInfo(name: String(decoding: name, as: UTF8.self), crtc: r.pointee.crtc)
+        }
+    }
+
+    /// Where a CRTC shows on the root window.
+    public func sendCrtcRect(_ crtc: UInt32, at timestamp: UInt32) -> PendingReply<Rect> {
+        let cookie = xcb_randr_get_crtc_info(c, crtc, timestamp)
+        return PendingReply(sequence: cookie.sequence, request: "RRGetCrtcInfo") { raw in
+            let r = raw.assumingMemoryBound(to: xcb_randr_get_crtc_info_reply_t.self).pointee
+            return Rect(x: Int32(r.x), y: Int32(r.y), width: Int32(r.width), height: Int32(r.height))
+        }
     }
 
     /// Asks for `.randrScreenChange` events when the screen's size or layout changes.
     public func selectRandrScreenChange(_ window: WindowID) -> CheckedCookie {
         let cookie = xcb_randr_select_input_checked(c, window, UInt16(XCB_RANDR_NOTIFY_MASK_SCREEN_CHANGE.rawValue))
         return CheckedCookie(sequence: cookie.sequence)
+    }
+}
+
+/// The screen's outputs, and the time of its configuration that output and CRTC requests name.
+public struct ScreenResources: Sendable {
+    public let outputs: [UInt32]
+    public let timestamp: UInt32
+}
+
+/// An output's name and its CRTC (0 when it shows nothing).
+public struct OutputInfo: Sendable {
+    public let name: String
+    public let crtc: UInt32
+
+    public var isActive: Bool { crtc != 0 }
+
+    /// The active outputs by name, with their CRTCs' rectangles in the same order.
+    public static func rectangles(_ active: [OutputInfo], _ rects: [Rect]) -> [String: Rect] {
+        Dictionary(zip(active.map(\.name), rects), uniquingKeysWith: { first, _ in first })
     }
 }

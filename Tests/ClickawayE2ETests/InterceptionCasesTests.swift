@@ -307,6 +307,40 @@ struct InterceptionCasesTests {
         #expect(try f.openPopups().isEmpty)
     }
 
+    /// Nor for the screen's outputs after RandR says they changed: with the server held by
+    /// the client that switched the screen off, the daemon answers; once the server is let
+    /// go the outputs are read again, and a popup placed on an output goes with it and comes
+    /// back with it.
+    @Test func outputsAreReadAgainWithoutWaiting() throws {
+        let config = """
+            [[popup]]
+            name = "panel"
+            rect = [100, 100, 300, 200]
+            output = "screen"
+            grace_ms = 0
+            """
+        let f = try DaemonFixture(config: config)
+        try f.startDaemon()
+        let open = try f.ctl(["open", "panel"])
+        #expect(open.status == 0, "\(open.output)")
+        #expect(try f.openPopups() == ["panel"])
+
+        let holder = try TestClient(display: f.xvfb.display)
+        try holder.grabServer()
+        var held = true
+        defer { if held { try? holder.ungrabServer() } }
+        let switchOn = try holder.switchOffScreens()
+        let status = try ProgramRun.run([DaemonFixture.buildDirectory.appendingPathComponent("clickawayctl").path, "status"],
+                                        environment: f.environment, limit: .seconds(10))
+        #expect(status.status == 0, "the daemon did not answer while the X server was held: \(status.output)")
+        try holder.ungrabServer()
+        held = false
+
+        try f.eventually("the panel to go with its output") { try f.openPopups().isEmpty }
+        try switchOn()
+        try f.eventually("the panel to come back with its output") { try f.openPopups() == ["panel"] }
+    }
+
     // MARK: 13. openbox
 
     @Test(arguments: XBackend.allCases) func framedPopupUnderOpenbox(_ backend: XBackend) throws {

@@ -46,6 +46,8 @@ public final class X11Display: Display {
     @exclusivity(unchecked) private var events: EventFeed
     /// The daemon must refresh (`DisplayInput.changed`) before the next event.
     @exclusivity(unchecked) private var changed = false
+    /// The screen and its outputs being read again after RandR said they changed.
+    @exclusivity(unchecked) private var outputsRead: OutputsRead?
     /// Grabs refused and `auto`'s switch to the shield, for the daemon to take (`.intercepted`).
     @exclusivity(unchecked) private var notices: [InterceptionNotice] = []
     /// `startSync`s not answered yet.
@@ -129,11 +131,13 @@ public final class X11Display: Display {
             syncReads.deadline = syncs.deadline
         }
         let grabAnswer = hasGrabAnswer()
-        // After every other look at replies, which may have read window replies into libxcb's
-        // memory (`WindowTracker.collect` looks only when something may have read); before
-        // the look at events, which collecting replies can pull into its queue.
+        // After every other look at replies, which may have read its replies or window
+        // replies into libxcb's memory (`WindowTracker.collect` looks only when something may
+        // have read); before the look at events, which collecting replies can pull into its
+        // queue.
+        let outputsReady = outputsRead?.advance() != nil
         let work = tracker.hasWork
-        return events.hasQueuedEvent() || changed || work || synced || grabAnswer || told
+        return events.hasQueuedEvent() || changed || work || synced || grabAnswer || told || outputsReady
     }
 
     /// A socket with nothing to read is not read: the next event is looked for in libxcb's
@@ -184,6 +188,11 @@ public final class X11Display: Display {
                 let answer = grabAnswers.removeFirst()
                 return .pointerGrab(answer.id, heldBy: answer.heldBy)
             }
+            if let read = outputsRead, let result = read.advance() {
+                outputsRead = nil
+                take(result)
+                return .outputsChanged
+            }
             if !activations.isEmpty { activateUnderClicks() }
             if grabsChecking && collectRefusals() || !notices.isEmpty { return .intercepted }
             guard !syncs.isEmpty else { return nil }
@@ -197,6 +206,19 @@ public final class X11Display: Display {
                 continue
             case .synced(let id, let failure): return .synced(id, failure: failure)
             }
+        }
+    }
+
+    /// The screen and outputs read after a RandR change: the shield follows the screen.
+    private func take(_ read: Result<(screen: Rect, outputs: [String: Rect]), XError>) {
+        switch read {
+        case .success(let (screen, outputs)):
+            self.screen = screen
+            shield?.resize(to: screen)
+            self.outputs = outputs
+        case .failure(let error):
+            logger.error("cannot read the screen's outputs after it changed: \(error); popups placed on outputs stay closed until the next change")
+            outputs = [:]
         }
     }
 
@@ -238,11 +260,10 @@ public final class X11Display: Display {
             // press that follows it, which the shield's grab took again: a cycle per click.
             if shield?.isInPinhole(x: e.rootX, y: e.rootY) != true { pointerEntered(shield: false) }
         case .randrScreenChange:
-            // Not the event's size: RandR swaps it when the first CRTC is rotated.
-            if let root = try? x.getGeometry(x.root) { screen = Rect(x: 0, y: 0, width: root.rect.width, height: root.rect.height) }
-            shield?.resize(to: screen)
-            outputs = (try? x.outputs()) ?? [:]
-            return .outputsChanged
+            // Read by requests answered between events, not the event's size (RandR swaps it
+            // when the first CRTC is rotated); a read still going is moot.
+            outputsRead?.discard()
+            outputsRead = OutputsRead(x: x)
         case .error(let error):
             // Requests about windows that vanished (a popup closed mid-click) end here.
             logger.debug("X error", metadata: ["error": "\(error)"])

@@ -281,6 +281,51 @@ public final class TestClient {
         try connection.sync()
     }
 
+    /// RandR: switches every CRTC off, as unplugging the monitors does (the server tells
+    /// RandR clients the screen changed). Returns what switches them on again as they were.
+    public func switchOffScreens() throws -> () throws -> Void {
+        let saved: [(crtc: UInt32, x: Int16, y: Int16, mode: UInt32, rotation: UInt16, outputs: [UInt32])] =
+            try connection.withUnsafeConnection { c throws(HarnessError) in
+                let root = connection.root
+                guard let resources = xcb_randr_get_screen_resources_current_reply(c, xcb_randr_get_screen_resources_current(c, root), nil) else {
+                    throw HarnessError("RRGetScreenResourcesCurrent failed")
+                }
+                defer { free(resources) }
+                let crtcs = Array(UnsafeBufferPointer(start: xcb_randr_get_screen_resources_current_crtcs(resources),
+                                                      count: Int(resources.pointee.num_crtcs)))
+                var saved: [(crtc: UInt32, x: Int16, y: Int16, mode: UInt32, rotation: UInt16, outputs: [UInt32])] = []
+                for crtc in crtcs {
+                    guard let info = xcb_randr_get_crtc_info_reply(c, xcb_randr_get_crtc_info(c, crtc, resources.pointee.config_timestamp), nil) else {
+                        throw HarnessError("RRGetCrtcInfo failed")
+                    }
+                    defer { free(info) }
+                    guard info.pointee.mode != 0 else { continue }
+                    saved.append((crtc, info.pointee.x, info.pointee.y, info.pointee.mode, info.pointee.rotation,
+                                  Array(UnsafeBufferPointer(start: xcb_randr_get_crtc_info_outputs(info), count: Int(info.pointee.num_outputs)))))
+                }
+                for s in saved { try Self.setCrtc(c, s.crtc, 0, 0, mode: 0, rotation: UInt16(XCB_RANDR_ROTATION_ROTATE_0.rawValue), outputs: [], root: root) }
+                return saved
+            }
+        return { [self] in
+            try connection.withUnsafeConnection { c throws(HarnessError) in
+                for s in saved { try Self.setCrtc(c, s.crtc, s.x, s.y, mode: s.mode, rotation: s.rotation, outputs: s.outputs, root: connection.root) }
+            }
+        }
+    }
+
+    private static func setCrtc(_ c: OpaquePointer, _ crtc: UInt32, _ x: Int16, _ y: Int16, mode: UInt32, rotation: UInt16,
+                                outputs: [UInt32], root: WindowID) throws(HarnessError) {
+        guard let resources = xcb_randr_get_screen_resources_current_reply(c, xcb_randr_get_screen_resources_current(c, root), nil) else {
+            throw HarnessError("RRGetScreenResourcesCurrent failed")
+        }
+        let timestamp = resources.pointee.config_timestamp
+        free(resources)
+        let reply = xcb_randr_set_crtc_config_reply(
+            c, xcb_randr_set_crtc_config(c, crtc, UInt32(XCB_CURRENT_TIME), timestamp, x, y, mode, rotation, UInt32(outputs.count), outputs), nil)
+        defer { free(reply) }
+        guard let reply, reply.pointee.status == 0 else { throw HarnessError("RRSetCrtcConfig failed (status \(reply?.pointee.status ?? 255))") }
+    }
+
     private func handle(_ event: XEvent) throws {
         events.append(event)
         switch event {
