@@ -362,14 +362,7 @@ struct InterceptionCasesTests {
         #expect(frame.width * frame.height > clientRect.width * clientRect.height)
 
         try f.click(clientRect.x + 50, clientRect.y + 30)
-        // openbox grabs presses on its frames for click-to-focus and replays them in its own
-        // time, which no sync with the daemon covers: wait for the press itself.
-        if f.client.presses(popup).isEmpty {
-            try f.client.wait("the press inside the framed popup") { event in
-                if case .buttonPress(let b) = event, b.window == popup.id { return true }
-                return nil
-            }
-        }
+        try f.client.waitForPresses(1, on: popup, "the press inside the framed popup (openbox replays it)")
         #expect(f.client.presses(popup) == [Click(button: 1, x: 50, y: 30)])
         #expect(f.client.deleteRequests(popup) == 0)
         #expect(try f.openPopups() == ["pop"])

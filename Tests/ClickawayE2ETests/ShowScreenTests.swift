@@ -218,6 +218,7 @@ struct ShowScreenTests {
         expectChanges(before, during, allowed: [slopped, Self.anchor, Self.exclusion],
                       outlined: [slopped, Self.menu, Self.anchor, Self.exclusion])
         try f.click(310, 160)  // on the popup's outline and label: inside
+        try f.client.waitForPresses(1, on: under, "the inside click to reach the window under the popup (openbox replays it)")
         #expect(try f.openPopups() == ["menu"])
         #expect(f.client.presses(under).count == 1)
         _ = try show(f, ["--off"])

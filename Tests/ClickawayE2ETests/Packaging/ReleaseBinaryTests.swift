@@ -119,14 +119,7 @@ struct ReleaseDaemonTests {
         let popupRect = try f.client.connection.rootRect(popup.id)
 
         try f.click(popupRect.x + 20, popupRect.y + 20)
-        // openbox grabs presses on its frames for click-to-focus and replays them in its own
-        // time, which no sync with the daemon covers: wait for the press itself.
-        if f.client.presses(popup).isEmpty {
-            try f.client.wait("the inside click to reach the popup") { event in
-                if case .buttonPress(let b) = event, b.window == popup.id { return true }
-                return nil
-            }
-        }
+        try f.client.waitForPresses(1, on: popup, "the inside click to reach the popup (openbox replays it)")
         #expect(f.client.presses(popup).count == 1, "the inside click did not reach the popup: \(f.log)")
         #expect(f.client.deleteRequests(popup) == 0)
 

@@ -262,6 +262,18 @@ public final class TestClient {
         }
     }
 
+    /// Records events until `window` has had `count` presses: a window manager that grabs
+    /// presses on its frames for click-to-focus (openbox) replays them in its own time, which
+    /// no sync with the daemon covers. Fails after `timeout` naming `what`.
+    public func waitForPresses(_ count: Int, on window: TestWindow, _ what: String, timeout: Duration = .seconds(5)) throws {
+        while presses(window).count < count {
+            try wait(what, timeout: timeout) { event in
+                if case .buttonPress(let b) = event, b.window == window.id { return true }
+                return nil
+            }
+        }
+    }
+
     /// A passive grab on the root window from this client, e.g. to hold a combination the
     /// daemon then cannot grab. Returns the X error if the grab failed.
     public func grabOnRoot(button: UInt8, modifiers: ModifierMask, mode: GrabMode = .async) -> XErrorInfo? {
