@@ -309,8 +309,8 @@ struct InterceptionCasesTests {
 
     /// Nor for the screen's outputs after RandR says they changed: with the server held by
     /// the client that switched the screen off, the daemon answers; once the server is let
-    /// go the outputs are read again, and a popup placed on an output goes with it and comes
-    /// back with it.
+    /// go the outputs are read again (a sync waits for that), and a popup placed on an
+    /// output goes with it and comes back with it.
     @Test func outputsAreReadAgainWithoutWaiting() throws {
         let config = """
             [[popup]]
@@ -336,9 +336,12 @@ struct InterceptionCasesTests {
         try holder.ungrabServer()
         held = false
 
-        try f.eventually("the panel to go with its output") { try f.openPopups().isEmpty }
+        // A sync waits for the outputs being read, as it does for windows.
+        try f.sync()
+        #expect(try f.openPopups().isEmpty, "the panel did not go with its output")
         try switchOn()
-        try f.eventually("the panel to come back with its output") { try f.openPopups() == ["panel"] }
+        try f.sync()
+        #expect(try f.openPopups() == ["panel"], "the panel did not come back with its output")
     }
 
     // MARK: 13. openbox

@@ -126,7 +126,7 @@ public final class X11Display: Display {
         tracker.flush()
         var synced = false
         if !syncs.isEmpty {
-            synced = syncs.canAdvance(x: x, reader: tracker.reader, readsBusy: tracker.readsPending,
+            synced = syncs.canAdvance(x: x, reader: tracker.reader, readsBusy: readsBusy,
                                       now: MonotonicClock.milliseconds())
             syncReads.deadline = syncs.deadline
         }
@@ -196,7 +196,7 @@ public final class X11Display: Display {
             if !activations.isEmpty { activateUnderClicks() }
             if grabsChecking && collectRefusals() || !notices.isEmpty { return .intercepted }
             guard !syncs.isEmpty else { return nil }
-            let step = syncs.advance(x: x, reader: tracker.reader, readsBusy: tracker.readsPending,
+            let step = syncs.advance(x: x, reader: tracker.reader, readsBusy: readsBusy,
                                      now: MonotonicClock.milliseconds())
             syncReads.deadline = syncs.deadline
             switch step {
@@ -208,6 +208,10 @@ public final class X11Display: Display {
             }
         }
     }
+
+    /// What a sync waits for once the events before it are handled: the windows being read,
+    /// and the outputs.
+    private var readsBusy: Bool { tracker.readsPending || outputsRead != nil }
 
     /// The screen and outputs read after a RandR change: the shield follows the screen.
     private func take(_ read: Result<(screen: Rect, outputs: [String: Rect]), XError>) {
