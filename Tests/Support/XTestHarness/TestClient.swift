@@ -296,44 +296,59 @@ public final class TestClient {
     /// RandR: switches every CRTC off, as unplugging the monitors does (the server tells
     /// RandR clients the screen changed). Returns what switches them on again as they were.
     public func switchOffScreens() throws -> () throws -> Void {
-        let saved: [(crtc: UInt32, x: Int16, y: Int16, mode: UInt32, rotation: UInt16, outputs: [UInt32])] =
-            try connection.withUnsafeConnection { c throws(HarnessError) in
-                let root = connection.root
-                guard let resources = xcb_randr_get_screen_resources_current_reply(c, xcb_randr_get_screen_resources_current(c, root), nil) else {
-                    throw HarnessError("RRGetScreenResourcesCurrent failed")
+        let root = connection.root
+        let shown: [CrtcConfig] = try connection.withUnsafeConnection { c throws(HarnessError) in
+            let (crtcs, timestamp) = try Self.screenResources(c, root)
+            var shown: [CrtcConfig] = []
+            for crtc in crtcs {
+                guard let info = xcb_randr_get_crtc_info_reply(c, xcb_randr_get_crtc_info(c, crtc, timestamp), nil) else {
+                    throw HarnessError("RRGetCrtcInfo failed")
                 }
-                defer { free(resources) }
-                let crtcs = Array(UnsafeBufferPointer(start: xcb_randr_get_screen_resources_current_crtcs(resources),
-                                                      count: Int(resources.pointee.num_crtcs)))
-                var saved: [(crtc: UInt32, x: Int16, y: Int16, mode: UInt32, rotation: UInt16, outputs: [UInt32])] = []
-                for crtc in crtcs {
-                    guard let info = xcb_randr_get_crtc_info_reply(c, xcb_randr_get_crtc_info(c, crtc, resources.pointee.config_timestamp), nil) else {
-                        throw HarnessError("RRGetCrtcInfo failed")
-                    }
-                    defer { free(info) }
-                    guard info.pointee.mode != 0 else { continue }
-                    saved.append((crtc, info.pointee.x, info.pointee.y, info.pointee.mode, info.pointee.rotation,
-                                  Array(UnsafeBufferPointer(start: xcb_randr_get_crtc_info_outputs(info), count: Int(info.pointee.num_outputs)))))
-                }
-                for s in saved { try Self.setCrtc(c, s.crtc, 0, 0, mode: 0, rotation: UInt16(XCB_RANDR_ROTATION_ROTATE_0.rawValue), outputs: [], root: root) }
-                return saved
+                defer { free(info) }
+                guard info.pointee.mode != 0 else { continue }
+                shown.append(CrtcConfig(crtc: crtc, x: info.pointee.x, y: info.pointee.y, mode: info.pointee.mode,
+                                        rotation: info.pointee.rotation,
+                                        outputs: Array(UnsafeBufferPointer(start: xcb_randr_get_crtc_info_outputs(info),
+                                                                           count: Int(info.pointee.num_outputs)))))
             }
-        return { [self] in
+            for config in shown { try Self.set(config.switchedOff, c, root) }
+            return shown
+        }
+        return { [connection] in
             try connection.withUnsafeConnection { c throws(HarnessError) in
-                for s in saved { try Self.setCrtc(c, s.crtc, s.x, s.y, mode: s.mode, rotation: s.rotation, outputs: s.outputs, root: connection.root) }
+                for config in shown { try Self.set(config, c, root) }
             }
         }
     }
 
-    private static func setCrtc(_ c: OpaquePointer, _ crtc: UInt32, _ x: Int16, _ y: Int16, mode: UInt32, rotation: UInt16,
-                                outputs: [UInt32], root: WindowID) throws(HarnessError) {
+    /// What a CRTC shows, and where.
+    private struct CrtcConfig {
+        var crtc: UInt32
+        var x: Int16
+        var y: Int16
+        var mode: UInt32
+        var rotation: UInt16
+        var outputs: [UInt32]
+
+        var switchedOff: CrtcConfig {
+            CrtcConfig(crtc: crtc, x: 0, y: 0, mode: 0, rotation: UInt16(XCB_RANDR_ROTATION_ROTATE_0.rawValue), outputs: [])
+        }
+    }
+
+    private static func screenResources(_ c: OpaquePointer, _ root: WindowID) throws(HarnessError) -> (crtcs: [UInt32], timestamp: UInt32) {
         guard let resources = xcb_randr_get_screen_resources_current_reply(c, xcb_randr_get_screen_resources_current(c, root), nil) else {
             throw HarnessError("RRGetScreenResourcesCurrent failed")
         }
-        let timestamp = resources.pointee.config_timestamp
-        free(resources)
+        defer { free(resources) }
+        return (Array(UnsafeBufferPointer(start: xcb_randr_get_screen_resources_current_crtcs(resources), count: Int(resources.pointee.num_crtcs))),
+                resources.pointee.config_timestamp)
+    }
+
+    private static func set(_ config: CrtcConfig, _ c: OpaquePointer, _ root: WindowID) throws(HarnessError) {
+        let timestamp = try screenResources(c, root).timestamp
         let reply = xcb_randr_set_crtc_config_reply(
-            c, xcb_randr_set_crtc_config(c, crtc, UInt32(XCB_CURRENT_TIME), timestamp, x, y, mode, rotation, UInt32(outputs.count), outputs), nil)
+            c, xcb_randr_set_crtc_config(c, config.crtc, UInt32(XCB_CURRENT_TIME), timestamp, config.x, config.y, config.mode,
+                                         config.rotation, UInt32(config.outputs.count), config.outputs), nil)
         defer { free(reply) }
         guard let reply, reply.pointee.status == 0 else { throw HarnessError("RRSetCrtcConfig failed (status \(reply?.pointee.status ?? 255))") }
     }
