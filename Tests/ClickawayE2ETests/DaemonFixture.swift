@@ -143,9 +143,11 @@ final class DaemonFixture: DaemonRun {
     /// How the daemon takes clicks; every shared end-to-end case runs with both.
     let backend: XBackend
 
-    init(config: String, openbox: Bool = false, windowManager kind: WindowManagerKind? = nil, backend: XBackend = .grab) throws {
+    /// `serverArguments`: more of Xvfb's options.
+    init(config: String, openbox: Bool = false, windowManager kind: WindowManagerKind? = nil, backend: XBackend = .grab,
+         serverArguments: [String] = []) throws {
         self.backend = backend
-        let xvfb = try XvfbServer()
+        let xvfb = try XvfbServer(arguments: serverArguments)
         self.xvfb = xvfb
         windowManager = try (kind ?? (openbox ? .openbox : nil)).map { try WindowManager($0, display: xvfb.display) }
         client = try TestClient(display: xvfb.display)
@@ -167,7 +169,7 @@ final class DaemonFixture: DaemonRun {
         return env
     }
 
-    override var displayArguments: [String] { ["--backend", backend.rawValue] }
+    override var displayArguments: [String] { backend == .configured ? [] : ["--backend", backend.rawValue] }
 
     /// Whether clicks go through the daemon now: grabs held, or the shield mapped.
     func isIntercepting() throws -> Bool { try report().isIntercepting }
@@ -266,6 +268,8 @@ enum XBackend: String, CaseIterable, CustomTestStringConvertible {
     case shield = "x11-shield"
     /// Not in allCases: `auto` is grab mode until a grab is refused, tested on its own.
     case auto
+    /// No `--backend`: the configuration's, which a reload may change.
+    case configured
     static var allCases: [XBackend] { [.grab, .shield] }
     var testDescription: String { rawValue }
 }

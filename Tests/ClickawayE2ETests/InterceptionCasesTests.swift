@@ -344,6 +344,54 @@ struct InterceptionCasesTests {
         #expect(try f.openPopups() == ["panel"], "the panel did not come back with its output")
     }
 
+    /// Nor for entering the shield mode: the shield is made at start, so a reload that
+    /// switches to it (as `auto`'s fallback does) only sends requests. With the server held by
+    /// another client the reload and `status` are answered; once it is let go the shield is
+    /// up with the open popup's hole, and an outside click is swallowed and dismisses.
+    @Test func aReloadToTheShieldIsNotWaitedFor() throws {
+        func config(backend: String) -> String {
+            """
+            [settings]
+            backend = "\(backend)"
+
+            [[popup]]
+            name = "panel"
+            rect = [100, 100, 300, 200]
+            grace_ms = 0
+            """
+        }
+        let f = try DaemonFixture(config: config(backend: "x11-grab"), backend: .configured)
+        let under = try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        let open = try f.ctl(["open", "panel"])
+        #expect(open.status == 0, "\(open.output)")
+        #expect(try f.status()["backend"]?.stringValue == "x11-grab")
+        #expect(try f.status()["shield"]?.isNull != false, "a shield reported in the grab mode")
+
+        let holder = try TestClient(display: f.xvfb.display)
+        try holder.grabServer()
+        var held = true
+        defer { if held { try? holder.ungrabServer() } }
+        try f.editConfigInPlace(config(backend: "x11-shield"))
+        let reload = try ProgramRun.run([DaemonFixture.buildDirectory.appendingPathComponent("clickawayctl").path, "reload"],
+                                        environment: f.environment, limit: .seconds(10))
+        #expect(reload.status == 0, "the reload was not answered while the X server was held: \(reload.output)")
+        let status = try ProgramRun.run([DaemonFixture.buildDirectory.appendingPathComponent("clickawayctl").path,
+                                         "status", "--json"], environment: f.environment, limit: .seconds(10))
+        #expect(status.status == 0 && status.stdout.contains("x11-shield"),
+                "the daemon did not answer, or not in the shield mode, while the X server was held: \(status.output)")
+        try holder.ungrabServer()
+        held = false
+
+        try f.sync()
+        let shield = try f.status()["shield"]
+        #expect(shield?["mapped"]?.boolValue == true, "\(shield?.text ?? "no shield")")
+        #expect(shield?["holes"]?.arrayValue?.map { $0.arrayValue?.compactMap(\.intValue) ?? [] } == [[100, 100, 300, 200]])
+        try f.click(900, 600)
+        #expect(f.client.presses(under).isEmpty, "the outside click reached the window below")
+        #expect(try f.openPopups().isEmpty)
+    }
+
     // MARK: 13. openbox
 
     @Test(arguments: XBackend.allCases) func framedPopupUnderOpenbox(_ backend: XBackend) throws {

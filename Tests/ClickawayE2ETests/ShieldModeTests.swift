@@ -264,6 +264,32 @@ struct ShieldModeTests {
         #expect(try !f.isIntercepting())
     }
 
+    /// A server without XFixes: the shield mode says so and the daemon does not start; the
+    /// grab mode starts and dismisses as usual, and a reload to the shield keeps the grabs and
+    /// says why.
+    @Test func withoutXFixesTheShieldSaysSoAndTheGrabsGoOn() throws {
+        let noXFixes = ["-extension", "XFIXES"]
+        let shieldOnly = try DaemonFixture(config: Self.pop, backend: .shield, serverArguments: noXFixes)
+        #expect(throws: (any Error).self, "clickaway started in the shield mode without XFixes") { try shieldOnly.startDaemon() }
+        #expect(shieldOnly.log.contains("the X server has no XFIXES extension"), "\(shieldOnly.log)")
+
+        let f = try DaemonFixture(config: "[settings]\nbackend = \"x11-grab\"\n" + Self.pop, backend: .configured,
+                                  serverArguments: noXFixes)
+        let under = try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        #expect(f.log.contains("the shield mode is not available"), "\(f.log)")
+        try f.editConfigInPlace("[settings]\nbackend = \"x11-shield\"\n" + Self.pop)
+        #expect(try f.ctl(["reload"]).status == 0)
+        #expect(f.log.contains("cannot switch to backend x11-shield: the X server has no XFIXES extension; keeping x11-grab"),
+                "\(f.log)")
+        #expect(try f.status()["backend"]?.stringValue == "x11-grab")
+
+        let popup = try f.window(Layout.popup, class: "Pop")
+        try f.click(600, 500)
+        #expect(f.client.deleteRequests(popup) == 1)
+        #expect(f.client.presses(under).isEmpty)
+    }
+
     @Test func explicitShieldIgnoresAnotherClientsRootGrab() throws {
         let f = try DaemonFixture(config: Self.pop, backend: .shield)
         try f.client.createWindow(at: Layout.background)

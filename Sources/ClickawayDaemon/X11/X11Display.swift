@@ -23,7 +23,11 @@ public final class X11Display: Display {
     private let escapeKeycodes: [UInt8]
     /// How clicks reach the daemon: grabs on the root, or the shield window.
     private var interception: Interception = .grab
+    /// Made at start whatever the backend, so that entering the shield mode later (`auto`'s
+    /// fallback, a reload) sends requests only and never waits for the server; nil when the
+    /// server cannot have it (`shieldUnavailable` says why) and once released.
     private var shield: ShieldWindow?
+    private let shieldUnavailable: XError?
     /// `--backend`, or the configuration's.
     private var backend: Backend
     /// Why `auto` left the grab mode for the shield, once it has.
@@ -95,6 +99,15 @@ public final class X11Display: Display {
         escapeGrabs = PassiveGrabSet(x: x, locks: locks)
         escapeKeycodes = ((try? x.keycodes(forKeysym: Keysym.escape)) ?? []).sorted()
         if escapeKeycodes.isEmpty { logger.warning("no key produces Escape in the keyboard map: escape = true has no effect") }
+        do {
+            shield = try ShieldWindow(x: x, screen: screen, logger: logger)
+            shieldUnavailable = nil
+        } catch {
+            shieldUnavailable = error
+            if backend != .x11Shield {
+                logger.info("the shield mode is not available on \(x.display) (\(error)): grabs only, and a refused grab has nothing to fall back on")
+            }
+        }
         // SubstructureNotify on root may be selected by any number of clients; ButtonPress may not.
         if let error = x.check(x.selectInput(x.root, .substructureNotify)) {
             throw .request("ChangeWindowAttributes", error)
@@ -381,9 +394,9 @@ public final class X11Display: Display {
         }
     }
 
-    /// The shield (made the first time) takes clicks instead of grabs on the root.
+    /// The shield takes clicks instead of grabs on the root.
     private func enterShieldMode() throws(XError) {
-        if shield == nil { shield = try ShieldWindow(x: x, screen: screen, logger: logger) }
+        if let shieldUnavailable { throw shieldUnavailable }
         buttonGrabs.release()
         interception = .shield
     }
@@ -591,7 +604,7 @@ public final class X11Display: Display {
                     guard case .button(let button) = combo.input else { return nil }
                     return GrabStatus.Refused(button: Int(button), modifiers: locks.describe(combo.modifiers), error: error.name)
                 }),
-            shield: shield.map { ShieldStatus(window: hex($0.window), mapped: $0.mapped, holes: $0.holes) },
+            shield: interception == .shield ? shield.map { ShieldStatus(window: hex($0.window), mapped: $0.mapped, holes: $0.holes) } : nil,
             escape: EscapeStatus(
                 active: escapeGrabs.isGrabbing,
                 refused: escapeGrabs.refused.map { EscapeStatus.Refused(modifiers: locks.describe($0.combination.modifiers), error: $0.error.name) })))

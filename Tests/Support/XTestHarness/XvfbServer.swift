@@ -10,7 +10,8 @@ public final class XvfbServer {
     public let display: String
     private let process: ChildProcess
 
-    public init(width: Int = 1280, height: Int = 720, timeout: Duration = .seconds(10)) throws {
+    /// `arguments`: more of Xvfb's options, e.g. `-extension XFIXES` for a server without it.
+    public init(width: Int = 1280, height: Int = 720, arguments: [String] = [], timeout: Duration = .seconds(10)) throws {
         // -displayfd 1: Xvfb writes the display number it chose to its stdout once it
         // accepts connections.
         let (readEnd, writeEnd) = try FileDescriptor.pipe(options: .closeOnExec)
@@ -18,7 +19,7 @@ public final class XvfbServer {
         do {
             defer { try? writeEnd.close() }
             process = try ChildProcess(
-                ["Xvfb", "-displayfd", "1", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp"],
+                ["Xvfb", "-displayfd", "1", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp"] + arguments,
                 stdout: writeEnd)
         }
         display = ":\(try Self.readDisplayNumber(readEnd, process, timeout: timeout))"
