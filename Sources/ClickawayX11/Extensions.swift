@@ -41,8 +41,8 @@ extension XConnection {
 
     // MARK: RandR
 
-    /// Negotiates the RandR version; `outputs()` needs 1.3 (GetScreenResourcesCurrent,
-    /// which does not make the server re-probe the hardware like GetScreenResources does).
+    /// Negotiates the RandR version; reading the outputs needs 1.3 (`sendScreenResources`).
+    /// Without RandR no RandR request may be sent: libxcb would close the connection.
     @discardableResult
     public func requireRandR(_ needed: Version = Version(1, 3)) throws(XError) -> Version {
         guard randrEventBase != nil else { throw .missingExtension("RANDR") }
@@ -52,37 +52,6 @@ extension XConnection {
         }
         guard have >= needed else { throw .extensionTooOld("RANDR", have: have, need: needed) }
         return have
-    }
-
-    /// The active outputs ("DP-1", "HDMI-A-0", Xvfb's "screen") and their rectangles on the
-    /// root window, waiting for each reply: for start-up (the loop sends the same requests
-    /// and collects their replies as they come). Outputs without a CRTC (disconnected or
-    /// switched off) are left out.
-    public func outputs() throws(XError) -> [String: Rect] {
-        let resources = try waitForAll([sendScreenResources()])[0]
-        let infos = try waitForAll(resources.outputs.map { sendOutputInfo($0, at: resources.timestamp) })
-        let active = infos.filter(\.isActive)
-        let rects = try waitForAll(active.map { sendCrtcRect($0.crtc, at: resources.timestamp) })
-        return OutputInfo.rectangles(active, rects)
-    }
-
-    /// Waits for each reply in order. When one fails, the rest are discarded, or libxcb would
-    /// keep them forever.
-    private func waitForAll<Value>(_ pending: [PendingReply<Value>]) throws(XError) -> [Value] {
-        var values: [Value] = []
-        for (i, request) in pending.enumerated() {
-            let error: XError
-            switch wait(request) {
-            case .value(let value):
-                values.append(value)
-                continue
-            case .failed(let failure): error = failure
-            case .notYet: error = .connectionLost(reason: "no reply to \(request.request)")
-            }
-            for rest in pending[(i + 1)...] { discard(rest) }
-            throw error
-        }
-        return values
     }
 
     /// The screen's outputs (GetScreenResourcesCurrent, which does not make the server

@@ -344,6 +344,21 @@ struct InterceptionCasesTests {
         #expect(try f.openPopups() == ["panel"], "the panel did not come back with its output")
     }
 
+    /// A server without RandR: the daemon says what that costs and works as usual. It sends
+    /// no RandR request, which makes libxcb close the connection (at start, it did).
+    @Test(arguments: XBackend.allCases) func withoutRandRPopupsWorkAsUsual(_ backend: XBackend) throws {
+        let f = try DaemonFixture(config: Self.pop(), backend: backend, serverArguments: ["-extension", "RANDR"])
+        let under = try f.client.createWindow(at: Layout.background)
+        try f.startDaemon()
+        #expect(f.log.contains("the X server has no RANDR extension: rectangles with output"), "\(f.log)")
+        let popup = try f.window(Layout.popup, class: "Pop")
+        try f.click(150, 150)
+        #expect(f.client.presses(popup) == [Click(button: 1, x: 50, y: 50)], "the inside click did not reach the popup")
+        try f.click(600, 500)
+        #expect(f.client.deleteRequests(popup) == 1)
+        #expect(f.client.presses(under).isEmpty, "the outside click reached the window below")
+    }
+
     /// Nor for entering the shield mode: the shield is made at start, so a reload that
     /// switches to it (as `auto`'s fallback does) only sends requests. With the server held by
     /// another client the reload and `status` are answered; once it is let go the shield is

@@ -22,12 +22,13 @@ final class OutputsRead {
     }
 
     /// Takes the read as far as the replies that have come allow, sending the next requests
-    /// (not flushed); the screen's rectangle and its active outputs once all are in.
-    func advance() -> Result<(screen: Rect, outputs: [String: Rect]), XError>? {
+    /// (not flushed); the screen's rectangle and its active outputs once all are in. `wait`:
+    /// to the end, waiting for the replies (at start, before the loop).
+    func advance(wait: Bool = false) -> Result<(screen: Rect, outputs: [String: Rect]), XError>? {
         while true {
             switch stage {
             case .screen(let geometry, let resources):
-                guard geometry.collect(x, wait: false) && resources.collect(x, wait: false) else { return nil }
+                guard geometry.collect(x, wait: wait) && resources.collect(x, wait: wait) else { return nil }
                 switch (geometry.results[0], resources.results[0]) {
                 case (.success(let root), .success(let screen)):
                     let rect = Rect(x: 0, y: 0, width: root.rect.width, height: root.rect.height)
@@ -37,7 +38,7 @@ final class OutputsRead {
                     stage = .done(.failure(error))
                 }
             case .outputs(let rect, let timestamp, let infos):
-                guard infos.collect(x, wait: false) else { return nil }
+                guard infos.collect(x, wait: wait) else { return nil }
                 do throws(XError) {
                     let active = try infos.results.map { result throws(XError) in try result.get() }.filter(\.isActive)
                     stage = .crtcs(rect, active: active, Batch(active.map { x.sendCrtcRect($0.crtc, at: timestamp) }))
@@ -45,7 +46,7 @@ final class OutputsRead {
                     stage = .done(.failure(error))
                 }
             case .crtcs(let rect, let active, let rects):
-                guard rects.collect(x, wait: false) else { return nil }
+                guard rects.collect(x, wait: wait) else { return nil }
                 do throws(XError) {
                     let shown = try rects.results.map { result throws(XError) in try result.get() }
                     stage = .done(.success((rect, OutputInfo.rectangles(active, shown))))

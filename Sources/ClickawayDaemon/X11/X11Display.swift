@@ -86,13 +86,25 @@ public final class X11Display: Display {
         clock = try x.calibrateClock()
         // The grab mode needs only the core protocol; RandR (1.3) places `output = ...`
         // rectangles and follows screen changes, and its absence costs only that.
+        // Without it no RandR request may be sent: libxcb closes a connection that sends one.
+        let hasRandR: Bool
         do {
             let version = try x.requireRandR()
             logger.debug("RandR \(version)")
+            hasRandR = true
         } catch {
             logger.warning("\(error): rectangles with output = \"...\" cannot be placed and screen changes are not followed")
+            hasRandR = false
         }
-        outputs = (try? x.outputs()) ?? [:]
+        switch hasRandR ? OutputsRead(x: x).advance(wait: true) : nil {
+        case .success(let read)?:
+            outputs = read.outputs
+        case .failure(let error)?:
+            logger.warning("cannot read the screen's outputs: \(error); popups placed on outputs stay closed until the screen changes")
+            outputs = [:]
+        case nil:
+            outputs = [:]
+        }
         tracker = try WindowTracker(x: x, model: model, logger: logger)
         let locks = LockModifiers(x: x)
         buttonGrabs = PassiveGrabSet(x: x, locks: locks)
@@ -112,7 +124,7 @@ public final class X11Display: Display {
         if let error = x.check(x.selectInput(x.root, .substructureNotify)) {
             throw .request("ChangeWindowAttributes", error)
         }
-        _ = x.check(x.selectRandrScreenChange(x.root))
+        if hasRandR { _ = x.check(x.selectRandrScreenChange(x.root)) }
         try useBackend(backend)
         try tracker.scan(now: clock.now())
     }
