@@ -4,18 +4,24 @@ public import ClickawayCore
 /// An override-redirect InputOnly window over the screen whose input shape is kept by an
 /// `InputShape`: it takes clicks where its shape covers and lets them fall through elsewhere.
 extension XConnection {
-    /// Creates (unmapped) the shield window over `rect`. Checked: one round trip.
-    public func createShieldWindow(_ rect: Rect) throws(XError) -> WindowID {
+    /// Creates (unmapped) the shield window over `rect`, with a SYNC grab of every button
+    /// with any modifiers on it. Requests only, no round trip: the window is this client's
+    /// own and new, so nobody else grabs there and the grab cannot be refused; an error
+    /// (the server out of memory) comes back as an event.
+    public func createShieldWindow(_ rect: Rect) -> WindowID {
         let id = generateID()
         // Value list in mask-bit order: OVERRIDE_REDIRECT, EVENT_MASK. Crossing events tell
         // whether the pointer is over the shield or in one of its holes.
         let values: [UInt32] = [1, EventMask([.structureNotify, .enterWindow, .leaveWindow]).rawValue]
-        let cookie = xcb_create_window_checked(
+        xcb_create_window(
             c, 0, id, root, Int16(clamping: rect.x), Int16(clamping: rect.y),
             UInt16(clamping: rect.width), UInt16(clamping: rect.height), 0,
             UInt16(XCB_WINDOW_CLASS_INPUT_ONLY.rawValue), UInt32(XCB_COPY_FROM_PARENT),
             XCB_CW_OVERRIDE_REDIRECT.rawValue | XCB_CW_EVENT_MASK.rawValue, values)
-        if let error = check(CheckedCookie(sequence: cookie.sequence)) { throw .request("CreateWindow", error) }
+        xcb_grab_button(
+            c, 0, id, UInt16(EventMask([.buttonPress, .buttonRelease]).rawValue), UInt8(XCB_GRAB_MODE_SYNC.rawValue),
+            UInt8(XCB_GRAB_MODE_ASYNC.rawValue), UInt32(XCB_NONE), UInt32(XCB_NONE),
+            UInt8(XCB_BUTTON_INDEX_ANY.rawValue), UInt16(XCB_MOD_MASK_ANY.rawValue))
         return id
     }
 

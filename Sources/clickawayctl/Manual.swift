@@ -48,7 +48,7 @@ let clickawayctlManual: [ManualSection] = [
             ManualItem("status --json", """
                 "ok": true; "backend" ("x11-grab", "x11-shield" or "wayland") and "display", with the backend's \
                 own state (on X11 "fallback", "grab" with "active", "buttons", "held" and "refused", "shield" \
-                in the shield mode, "escape"; on Wayland the overlay's outputs and holes and sway's IPC); "config", the files read; \
+                once the shield mode was entered, "escape"; on Wayland the overlay's outputs and holes and sway's IPC); "config", the files read; \
                 "popups", how many are configured; "running": "files", "last-good" (then "last_good" has "file" and \
                 "saved") or "none"; "rejected", a rejected configuration's errors or null; "unavailable", sources the \
                 display cannot provide; "open", the open popups, each as the opened event has it; "waiting", runtime \

@@ -27,22 +27,21 @@ final class ShieldWindow {
     private var gaveUpRaisingAt: Int64?
     static let maxRaises = 10
 
-    init(x: XConnection, screen: Rect, logger: Logger) throws(XError) {
+    /// What the shield needs of the X server, asked at start (round trips): XFixes 2.0 for
+    /// the regions, SHAPE for input shapes. Then making it only sends requests.
+    static func checkSupport(_ x: XConnection) throws(XError) {
+        try x.requireXFixes(Version(2, 0))
+        guard try x.queryExtension("SHAPE") != nil else { throw .missingExtension("SHAPE") }
+    }
+
+    /// After `checkSupport`: requests only, the loop never waits for them.
+    init(x: XConnection, screen: Rect, logger: Logger) {
         self.x = x
         self.screen = screen
         self.logger = logger
-        let version = try x.requireXFixes(Version(2, 0))
-        // Input shapes are the SHAPE extension's; XFixes only builds the regions.
-        guard try x.queryExtension("SHAPE") != nil else { throw .missingExtension("SHAPE") }
-        window = try x.createShieldWindow(screen)
+        window = x.createShieldWindow(screen)
         shape = InputShape(x: x, window: window)
-        // AnyButton with AnyModifier: the shield is this daemon's own window, so nobody else
-        // grabs there and the whole grab cannot be refused.
-        if let error = x.check(x.grabButton(button: 0, modifiers: .any, window: window, pointerMode: .sync)) {
-            x.destroyWindow(window)
-            throw .request("GrabButton", error)
-        }
-        logger.debug("shield window created", metadata: ["window": "\(hex(window))", "xfixes": "\(version)"])
+        logger.debug("shield window created", metadata: ["window": "\(hex(window))"])
     }
 
     deinit {

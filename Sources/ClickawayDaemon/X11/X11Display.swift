@@ -23,9 +23,9 @@ public final class X11Display: Display {
     private let escapeKeycodes: [UInt8]
     /// How clicks reach the daemon: grabs on the root, or the shield window.
     private var interception: Interception = .grab
-    /// Made at start whatever the backend, so that entering the shield mode later (`auto`'s
-    /// fallback, a reload) sends requests only and never waits for the server; nil when the
-    /// server cannot have it (`shieldUnavailable` says why) and once released.
+    /// Made the first time the shield mode is entered, by requests only; what it needs of the
+    /// server is asked at start (`shieldUnavailable` says what is missing), so that entering
+    /// it later (`auto`'s fallback, a reload) never waits for the server.
     private var shield: ShieldWindow?
     private let shieldUnavailable: XError?
     /// `--backend`, or the configuration's.
@@ -112,7 +112,7 @@ public final class X11Display: Display {
         escapeKeycodes = ((try? x.keycodes(forKeysym: Keysym.escape)) ?? []).sorted()
         if escapeKeycodes.isEmpty { logger.warning("no key produces Escape in the keyboard map: escape = true has no effect") }
         do {
-            shield = try ShieldWindow(x: x, screen: screen, logger: logger)
+            try ShieldWindow.checkSupport(x)
             shieldUnavailable = nil
         } catch {
             shieldUnavailable = error
@@ -293,6 +293,9 @@ public final class X11Display: Display {
             // when the first CRTC is rotated); a read still going is moot.
             outputsRead?.discard()
             outputsRead = OutputsRead(x: x)
+        case .error(let error) where ["CreateWindow", "GrabButton"].contains(error.requestName):
+            // Only the shield's are sent unchecked (`createShieldWindow`).
+            logger.error("the X server could not make the shield window or its grab (\(error)): the shield mode cannot take clicks")
         case .error(let error):
             // Requests about windows that vanished (a popup closed mid-click) end here.
             logger.debug("X error", metadata: ["error": "\(error)"])
@@ -406,9 +409,10 @@ public final class X11Display: Display {
         }
     }
 
-    /// The shield takes clicks instead of grabs on the root.
+    /// The shield (made the first time) takes clicks instead of grabs on the root.
     private func enterShieldMode() throws(XError) {
         if let shieldUnavailable { throw shieldUnavailable }
+        if shield == nil { shield = ShieldWindow(x: x, screen: screen, logger: logger) }
         buttonGrabs.release()
         interception = .shield
     }
@@ -616,7 +620,7 @@ public final class X11Display: Display {
                     guard case .button(let button) = combo.input else { return nil }
                     return GrabStatus.Refused(button: Int(button), modifiers: locks.describe(combo.modifiers), error: error.name)
                 }),
-            shield: interception == .shield ? shield.map { ShieldStatus(window: hex($0.window), mapped: $0.mapped, holes: $0.holes) } : nil,
+            shield: shield.map { ShieldStatus(window: hex($0.window), mapped: $0.mapped, holes: $0.holes) },
             escape: EscapeStatus(
                 active: escapeGrabs.isGrabbing,
                 refused: escapeGrabs.refused.map { EscapeStatus.Refused(modifiers: locks.describe($0.combination.modifiers), error: $0.error.name) })))
