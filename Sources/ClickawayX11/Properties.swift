@@ -24,7 +24,10 @@ public struct PropertyValue {
         var parts = bytes.split(separator: 0, omittingEmptySubsequences: false)
         if bytes.last == 0 { parts.removeLast() }
         return parts.map { part in
-            latin1 ? String(String.UnicodeScalarView(part.map { Unicode.Scalar($0) })) : String(decoding: part, as: UTF8.self)
+            // Latin-1 below 0x80 is ASCII, so UTF-8; above, each byte is the code point of its
+            // value. Read for every window: scalar by scalar cost a read a fifth of its time.
+            guard latin1 && !part.allSatisfy({ $0 < 0x80 }) else { return String(decoding: part, as: UTF8.self) }
+            return String(decoding: part.map { UInt16($0) }, as: UTF16.self)
         }
     }
 

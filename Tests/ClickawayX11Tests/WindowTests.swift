@@ -86,6 +86,14 @@ import XTestHarness
             #expect(try x.wmState(plain.id) == nil)
             #expect(try x.windowProperties(x.root) == WindowMatch.Properties(window: x.root))
 
+            // STRING is Latin-1: é is the byte 0xE9 (an older Xlib program's WM_CLASS and
+            // WM_NAME, without _NET_WM_NAME).
+            try client.setLatin1(plain, StandardAtoms.wmClass, Array("r\u{E9}sum\u{E9}\0R\u{E9}sum\u{E9}\0".unicodeScalars.map { UInt8($0.value) }))
+            try client.setLatin1(plain, StandardAtoms.wmName, [0x63, 0x61, 0x66, 0xE9, 0x20, 0xFF])
+            try client.setLatin1(plain, x.atoms.netWMName, nil)
+            #expect(try x.wmClass(plain.id) == WMClass(instance: "résumé", windowClass: "Résumé"))
+            #expect(try x.title(plain.id) == "café ÿ")
+
             let atoms = try x.internAtoms(["_NET_WM_WINDOW_TYPE_DIALOG", "WM_PROTOCOLS"])
             #expect(atoms[1] == x.atoms.wmProtocols)
             #expect(try x.atomNames(atoms) == ["_NET_WM_WINDOW_TYPE_DIALOG", "WM_PROTOCOLS"])

@@ -104,8 +104,9 @@ final class ShieldWindow {
         guard mapped, let own = stacking.lastIndex(of: window) else { return }
         menusAbove = menusAbove.filter { mappedWindows[$0] != nil }
         func staysAbove(_ w: WindowID) -> Bool { menusAbove.contains(w) && !isFrame(w) }
-        guard let cover = stacking.indices.last(where: {
-            $0 > own && mappedWindows[stacking[$0]] != nil && !staysAbove(stacking[$0])
+        // Only the windows above it: every window event asks, and thousands may be below.
+        guard let cover = (own + 1 ..< stacking.endIndex).last(where: {
+            mappedWindows[stacking[$0]] != nil && !staysAbove(stacking[$0])
         }) else { return }
         let top = stacking[cover]
         if let since = gaveUpRaisingAt {

@@ -50,6 +50,9 @@ public final class X11Display: Display {
     @exclusivity(unchecked) private var events: EventFeed
     /// The daemon must refresh (`DisplayInput.changed`) before the next event.
     @exclusivity(unchecked) private var changed = false
+    /// Windows changed: the shield must be looked at (`keepShieldAbove`) once the events
+    /// and window reads in hand are done, once a batch rather than at every event.
+    @exclusivity(unchecked) private var shieldCoverDue = false
     /// The screen and its outputs being read again after RandR said they changed.
     @exclusivity(unchecked) private var outputsRead: OutputsRead?
     /// Grabs refused and `auto`'s switch to the shield, for the daemon to take (`.intercepted`).
@@ -201,9 +204,13 @@ public final class X11Display: Display {
                 if step.changed { changed = true }
                 if step.progressed {
                     // A window read may turn out to be a frame the shield must stay above.
-                    keepShieldAbove()
+                    shieldCoverDue = true
                     continue
                 }
+            }
+            if shieldCoverDue {
+                shieldCoverDue = false
+                keepShieldAbove()
             }
             if changed {
                 changed = false
@@ -302,7 +309,7 @@ public final class X11Display: Display {
         default:
             if case .mapNotify(let e) = event, e.event == x.root, e.overrideRedirect { shield?.overrideRedirectMapped(e.window) }
             if tracker.apply(event, now: clock.now()) { changed = true }
-            keepShieldAbove()
+            shieldCoverDue = true
         }
         return nil
     }

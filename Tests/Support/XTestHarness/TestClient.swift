@@ -163,6 +163,20 @@ public final class TestClient {
         if waiting { try x.sync() } else { x.flush() }
     }
 
+    /// Sets `property` to `bytes` of type STRING (ICCCM's Latin-1), as older Xlib programs
+    /// write WM_CLASS and WM_NAME, or deletes it (nil); waits until the server has done it.
+    public func setLatin1(_ window: TestWindow, _ property: Atom, _ bytes: [UInt8]?) throws {
+        connection.withUnsafeConnection { c in
+            if let bytes {
+                xcb_change_property(c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window.id, property,
+                                    UInt32(XCB_ATOM_STRING.rawValue), 8, UInt32(bytes.count), bytes)
+            } else {
+                xcb_delete_property(c, window.id, property)
+            }
+        }
+        try connection.sync()
+    }
+
     /// Gives the window the keyboard focus.
     public func focus(_ window: TestWindow) throws {
         connection.withUnsafeConnection { c in
