@@ -359,10 +359,11 @@ struct InterceptionCasesTests {
         #expect(f.client.presses(under).isEmpty, "the outside click reached the window below")
     }
 
-    /// Nor for entering the shield mode: the shield is made at start, so a reload that
-    /// switches to it (as `auto`'s fallback does) only sends requests. With the server held by
-    /// another client the reload and `status` are answered; once it is let go the shield is
-    /// up with the open popup's hole, and an outside click is swallowed and dismisses.
+    /// Nor for entering the shield mode: what the shield needs of the server is asked at
+    /// start, so a reload that switches to it (as `auto`'s fallback does) only sends requests.
+    /// With the server held by another client the reload and `status` are answered; once it
+    /// is let go the shield is up with the open popup's hole, and an outside click is
+    /// swallowed and dismisses.
     @Test func aReloadToTheShieldIsNotWaitedFor() throws {
         func config(backend: String) -> String {
             """
