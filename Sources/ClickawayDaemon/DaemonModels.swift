@@ -155,7 +155,9 @@ extension Daemon {
         engine = DecisionEngine(model: model, continuing: engine)
         rects.keep(in: model)
         openRegisteredRects()
-        display.configurationReplaced(model, backend: backend)
+        if let unapplied = display.configurationReplaced(model, backend: backend) {
+            (lastError, lastErrorIsRejection) = (unapplied, false)
+        }
         answerRegistered()
         for entry in dropped { tellGone(entry, .gone(popup: entry.name, reason: .reload)) }
         // Monitors hear what closed before they hear of the reload.

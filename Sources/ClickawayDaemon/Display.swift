@@ -73,7 +73,9 @@ public protocol Display: PollSource {
     /// from `nextInput()`, never waited for (for `hit`).
     func probePointerGrab(_ id: Int)
     /// A new configuration was accepted: windows are matched again, the backend setting followed.
-    func configurationReplaced(_ model: ClickModel, backend: Backend)
+    /// Returns what of it the display cannot apply (a backend it cannot switch to), logged and
+    /// kept by the daemon as the last error; nil when all is applied.
+    func configurationReplaced(_ model: ClickModel, backend: Backend) -> String?
     /// Runtime popups came or went: the windows known are matched again against `model`, and
     /// those `lookup` says looked at anew. Between clicks only.
     func popupsChanged(_ model: ClickModel, lookingAt lookup: WindowLookup)

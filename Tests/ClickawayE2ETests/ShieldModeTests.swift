@@ -283,6 +283,7 @@ struct ShieldModeTests {
         #expect(f.log.contains("cannot switch to backend x11-shield: the X server has no XFIXES extension; keeping x11-grab"),
                 "\(f.log)")
         #expect(try f.status()["backend"]?.stringValue == "x11-grab")
+        #expect(try f.status()["last_error"]?.stringValue?.contains("cannot switch to backend x11-shield") == true)
 
         let popup = try f.window(Layout.popup, class: "Pop")
         try f.click(600, 500)

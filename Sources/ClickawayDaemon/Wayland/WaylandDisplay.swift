@@ -360,11 +360,12 @@ public final class WaylandDisplay: Display {
                                  deadline: .inMilliseconds(Self.syncLimitMs)))
     }
 
-    public func configurationReplaced(_ model: ClickModel, backend: Backend) {
+    public func configurationReplaced(_ model: ClickModel, backend: Backend) -> String? {
         sway?.replaceModel(model)
-        if backend == .x11Grab || backend == .x11Shield {
-            logger.error("backend = \"\(backend.rawValue)\" takes effect when clickaway starts again; keeping wayland on \(name)")
-        }
+        guard backend == .x11Grab || backend == .x11Shield else { return nil }
+        let unapplied = "backend = \"\(backend.rawValue)\" takes effect when clickaway starts again; keeping wayland on \(name)"
+        logger.error("\(unapplied)")
+        return unapplied
     }
 
     public func popupsChanged(_ model: ClickModel, lookingAt lookup: WindowLookup) {

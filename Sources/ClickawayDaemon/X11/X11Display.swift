@@ -401,19 +401,24 @@ public final class X11Display: Display {
 
     /// x11-grab and auto start with grabs on the root; x11-shield needs XFixes 2 and fails
     /// plainly without it. The display is chosen at start: a reload to `wayland` keeps X.
-    private func useBackend(_ backend: Backend) throws(XError) {
+    /// Returns what it cannot do, logged.
+    @discardableResult
+    private func useBackend(_ backend: Backend) throws(XError) -> String? {
         switch backend {
         case .x11Shield:
             try enterShieldMode()
         case .wayland:
-            logger.error("backend = \"wayland\" takes effect when clickaway starts again; keeping \(interception.rawValue) on \(x.display)")
+            let unapplied = "backend = \"wayland\" takes effect when clickaway starts again; keeping \(interception.rawValue) on \(x.display)"
+            logger.error("\(unapplied)")
+            return unapplied
         case .auto, .x11Grab:
-            if backend == .auto && fallbackReason != nil { return }
+            if backend == .auto && fallbackReason != nil { return nil }
             shield?.update(active: false, holes: [])
             shieldHoldsAClick = false
             pointerOnShield = false
             interception = .grab
         }
+        return nil
     }
 
     /// The shield (made the first time) takes clicks instead of grabs on the root.
@@ -549,7 +554,7 @@ public final class X11Display: Display {
         tracker.reader.flush()
     }
 
-    public func configurationReplaced(_ model: ClickModel, backend: Backend) {
+    public func configurationReplaced(_ model: ClickModel, backend: Backend) -> String? {
         tracker.replaceModel(model, now: clock.now())
         // The grabs held stay (the refresh after a reload asks for what the new popups take):
         // a press during a reload is still intercepted, and no round trip retakes them. A new
@@ -558,9 +563,11 @@ public final class X11Display: Display {
         self.backend = backend
         if switching || !buttonGrabs.refused.isEmpty { buttonGrabs.release() }
         do {
-            try useBackend(backend)
+            return try useBackend(backend)
         } catch {
-            logger.error("cannot switch to backend \(backend.rawValue): \(error); keeping \(interception.rawValue)")
+            let unapplied = "cannot switch to backend \(backend.rawValue): \(error); keeping \(interception.rawValue)"
+            logger.error("\(unapplied)")
+            return unapplied
         }
     }
 

@@ -281,6 +281,19 @@ import Testing
         #expect(d.daemon.openNames == ["menu"])
     }
 
+    /// What the display cannot apply of a new configuration (a backend it cannot switch to)
+    /// is the last error, for `status` to say.
+    @Test func aBackendTheDisplayCannotTakeIsTheLastError() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu"))
+        let unapplied = "cannot switch to backend x11-shield: the X server has no XFIXES extension; keeping x11-grab"
+        d.display.unapplied = unapplied
+        try TestFiles.write("[settings]\nbackend = \"x11-shield\"\n\n" + Self.popup("menu", class: "Menu"), to: d.configFile)
+        let reply = try d.request(#"{"request":"reload"}"#)
+        #expect(reply.contains(#""ok":true"#), "\(reply)")
+        let status = try JSON.parse(try d.request(#"{"request":"status"}"#))
+        #expect(status["last_error"]?.stringValue == unapplied, "\(status.text)")
+    }
+
     // MARK: - Runtime popups
 
     @Test func aRuntimeRectPopupOpensAtOnceAndItsWaitHearsTheDismissal() throws {

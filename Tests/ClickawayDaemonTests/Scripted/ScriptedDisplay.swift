@@ -151,7 +151,12 @@ final class ScriptedDisplay: Display {
         defer { notices = [] }
         return notices
     }
-    func configurationReplaced(_ model: ClickModel, backend: Backend) { rematch(model) }
+    /// What a reload's configuration asks that this display says it cannot apply.
+    var unapplied: String?
+    func configurationReplaced(_ model: ClickModel, backend: Backend) -> String? {
+        rematch(model)
+        return unapplied
+    }
     func popupsChanged(_ model: ClickModel, lookingAt lookup: WindowLookup) { rematch(model) }
 
     /// Every mapped window looked at again, as the X tracker does with the windows it has seen.
