@@ -215,9 +215,11 @@ extension ProgramRun {
 }
 
 extension DaemonRun {
-    /// Runs the built `clickawayctl` against this fixture's daemon and display.
-    func ctl(_ arguments: [String]) throws -> ProgramRun {
-        try ProgramRun.run([programs.appendingPathComponent("clickawayctl").path] + arguments, environment: environment)
+    /// Runs the built `clickawayctl` against this fixture's daemon and display; fails when it
+    /// has not finished within `limit`.
+    func ctl(_ arguments: [String], limit: Duration = .seconds(300)) throws -> ProgramRun {
+        try ProgramRun.run([programs.appendingPathComponent("clickawayctl").path] + arguments, environment: environment,
+                           limit: limit)
     }
 
     /// A `monitor` subscription: the events the daemon sends from now on.

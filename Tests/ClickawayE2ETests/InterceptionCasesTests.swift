@@ -291,12 +291,9 @@ struct InterceptionCasesTests {
         var held = true
         defer { if held { try? holder.ungrabServer() } }
 
-        let open = try ProgramRun.run([DaemonFixture.buildDirectory.appendingPathComponent("clickawayctl").path,
-                                       "open", "--rect", "100,100,300,200", "--name", "busy", "--grace", "0"],
-                                      environment: f.environment, limit: .seconds(10))
+        let open = try f.ctl(["open", "--rect", "100,100,300,200", "--name", "busy", "--grace", "0"], limit: .seconds(10))
         #expect(open.status == 0, "the daemon did not answer while the X server was held: \(open.output)")
-        let status = try ProgramRun.run([DaemonFixture.buildDirectory.appendingPathComponent("clickawayctl").path, "status"],
-                                        environment: f.environment, limit: .seconds(10))
+        let status = try f.ctl(["status"], limit: .seconds(10))
         #expect(status.status == 0 && status.stdout.contains("busy"), "\(status.output)")
 
         try holder.ungrabServer()
@@ -330,8 +327,7 @@ struct InterceptionCasesTests {
         var held = true
         defer { if held { try? holder.ungrabServer() } }
         let switchOn = try holder.switchOffScreens()
-        let status = try ProgramRun.run([DaemonFixture.buildDirectory.appendingPathComponent("clickawayctl").path, "status"],
-                                        environment: f.environment, limit: .seconds(10))
+        let status = try f.ctl(["status"], limit: .seconds(10))
         #expect(status.status == 0, "the daemon did not answer while the X server was held: \(status.output)")
         try holder.ungrabServer()
         held = false
@@ -389,11 +385,9 @@ struct InterceptionCasesTests {
         var held = true
         defer { if held { try? holder.ungrabServer() } }
         try f.editConfigInPlace(config(backend: "x11-shield"))
-        let reload = try ProgramRun.run([DaemonFixture.buildDirectory.appendingPathComponent("clickawayctl").path, "reload"],
-                                        environment: f.environment, limit: .seconds(10))
+        let reload = try f.ctl(["reload"], limit: .seconds(10))
         #expect(reload.status == 0, "the reload was not answered while the X server was held: \(reload.output)")
-        let status = try ProgramRun.run([DaemonFixture.buildDirectory.appendingPathComponent("clickawayctl").path,
-                                         "status", "--json"], environment: f.environment, limit: .seconds(10))
+        let status = try f.ctl(["status", "--json"], limit: .seconds(10))
         #expect(status.status == 0 && status.stdout.contains("x11-shield"),
                 "the daemon did not answer, or not in the shield mode, while the X server was held: \(status.output)")
         try holder.ungrabServer()

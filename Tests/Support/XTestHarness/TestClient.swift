@@ -168,8 +168,7 @@ public final class TestClient {
     public func setLatin1(_ window: TestWindow, _ property: Atom, _ bytes: [UInt8]?) throws {
         connection.withUnsafeConnection { c in
             if let bytes {
-                xcb_change_property(c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window.id, property,
-                                    UInt32(XCB_ATOM_STRING.rawValue), 8, UInt32(bytes.count), bytes)
+                setBytes(c, window.id, property, UInt32(XCB_ATOM_STRING.rawValue), bytes)
             } else {
                 xcb_delete_property(c, window.id, property)
             }
@@ -392,7 +391,10 @@ public final class TestClient {
 }
 
 private func setString(_ c: OpaquePointer, _ window: WindowID, _ property: Atom, _ type: Atom, _ value: String) {
-    let bytes = Array(value.utf8)
+    setBytes(c, window, property, type, Array(value.utf8))
+}
+
+private func setBytes(_ c: OpaquePointer, _ window: WindowID, _ property: Atom, _ type: Atom, _ bytes: [UInt8]) {
     xcb_change_property(c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, property, type, 8, UInt32(bytes.count), bytes)
 }
 
