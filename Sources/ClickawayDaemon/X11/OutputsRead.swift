@@ -6,11 +6,14 @@ internal import ClickawayX11
 /// root's geometry and the screen's resources first, then every output's info, then the
 /// CRTCs of those that show something.
 final class OutputsRead {
+    /// The screen's rectangle and its active outputs by name, or why they could not be read.
+    typealias Outcome = Result<(screen: Rect, outputs: [String: Rect]), XError>
+
     private enum Stage {
         case screen(Batch<WindowGeometry>, Batch<ScreenResources>)
         case outputs(Rect, timestamp: UInt32, Batch<OutputInfo>)
         case crtcs(Rect, active: [OutputInfo], Batch<Rect>)
-        case done(Result<(screen: Rect, outputs: [String: Rect]), XError>)
+        case done(Outcome)
     }
 
     private let x: XConnection
@@ -24,7 +27,7 @@ final class OutputsRead {
     /// Takes the read as far as the replies that have come allow, sending the next requests
     /// (not flushed); the screen's rectangle and its active outputs once all are in. `wait`:
     /// to the end, waiting for the replies (at start, before the loop).
-    func advance(wait: Bool = false) -> Result<(screen: Rect, outputs: [String: Rect]), XError>? {
+    func advance(wait: Bool = false) -> Outcome? {
         while true {
             switch stage {
             case .screen(let geometry, let resources):

@@ -246,7 +246,7 @@ public final class X11Display: Display {
     private var readsBusy: Bool { tracker.readsPending || outputsRead != nil }
 
     /// The screen and outputs read after a RandR change: the shield follows the screen.
-    private func take(_ read: Result<(screen: Rect, outputs: [String: Rect]), XError>) {
+    private func take(_ read: OutputsRead.Outcome) {
         switch read {
         case .success(let (screen, outputs)):
             self.screen = screen
