@@ -209,15 +209,6 @@ extension XConnection {
         }
     }
 
-    public func getGeometry(_ window: WindowID) throws(XError) -> WindowGeometry {
-        try reply("GetGeometry", { xcb_get_geometry_reply(c, xcb_get_geometry(c, window), $0) }) { r in
-            let g = r.pointee
-            return WindowGeometry(
-                root: g.root, rect: Rect(x: Int32(g.x), y: Int32(g.y), width: Int32(g.width), height: Int32(g.height)),
-                borderWidth: g.border_width, depth: g.depth)
-        }
-    }
-
     /// Where the point (`x`, `y`) of `window` is in `destination`'s coordinates (the root by default).
     public func translateCoordinates(
         _ window: WindowID, x: Int16 = 0, y: Int16 = 0, to destination: WindowID? = nil

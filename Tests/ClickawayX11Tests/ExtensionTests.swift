@@ -13,21 +13,13 @@ import Testing
             #expect(throws: XError.self) { try x.requireRandR(Version(99, 0)) }
 
             // The daemon's read of the outputs, step by step (`OutputsRead`).
-            let resources = try value(x.wait(x.sendScreenResources()))
-            let infos = try resources.outputs.map { try value(x.wait(x.sendOutputInfo($0, at: resources.timestamp))) }
+            let resources = try x.wait(x.sendScreenResources()).unwrapped()
+            let infos = try resources.outputs.map { try x.wait(x.sendOutputInfo($0, at: resources.timestamp)).unwrapped() }
             let active = infos.filter(\.isActive)
             #expect(active.map(\.name) == ["screen"], "Xvfb's one output")
-            let rects = try active.map { try value(x.wait(x.sendCrtcRect($0.crtc, at: resources.timestamp))) }
+            let rects = try active.map { try x.wait(x.sendCrtcRect($0.crtc, at: resources.timestamp)).unwrapped() }
             #expect(OutputInfo.rectangles(active, rects) == ["screen": Rect(x: 0, y: 0, width: 1280, height: 720)])
             #expect(x.check(x.selectRandrScreenChange(x.root)) == nil)
-        }
-    }
-
-    private func value<Value>(_ reply: ReplyPoll<Value>) throws -> Value {
-        switch reply {
-        case .value(let value): return value
-        case .failed(let error): throw error
-        case .notYet: throw XError.connectionLost(reason: "no reply")
         }
     }
 }

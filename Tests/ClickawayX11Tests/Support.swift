@@ -29,3 +29,14 @@ extension XEvent {
         }
     }
 }
+
+extension ReplyPoll {
+    /// A waited-for reply's value, or its error (`XConnection.wait` never gives `.notYet`).
+    func unwrapped() throws(XError) -> Value {
+        switch self {
+        case .value(let value): return value
+        case .failed(let error): throw error
+        case .notYet: throw XError.connectionLost(reason: "no reply")
+        }
+    }
+}

@@ -91,7 +91,7 @@ import XTestHarness
             try awaitWMState(window.id, display: display, kind: kind)
             // xmonad and dwm give the client an X border (1 pixel) of their own: xmonad keeps the
             // requested size for the window with its border, dwm for the window without it.
-            let inside = try x.getGeometry(window.id).rect
+            let inside = try x.wait(x.sendGeometry(window.id)).unwrapped().rect
             let placed = try x.rootRect(window.id)
             #expect([inside, placed].contains { $0.width == rect.width && $0.height == rect.height },
                     "\(kind) resized the window to \(inside) (\(placed) with its border)")

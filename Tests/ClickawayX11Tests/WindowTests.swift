@@ -19,7 +19,7 @@ import XTestHarness
             #expect(tree.parent == x.root)
             #expect(tree.children.isEmpty)
 
-            #expect(try x.getGeometry(window.id).rect == rect)
+            #expect(try x.wait(x.sendGeometry(window.id)).unwrapped().rect == rect)
             #expect(try x.rootRect(window.id) == rect)
             let origin = try x.translateCoordinates(window.id, x: 5, y: 6)
             #expect(origin.x == 105 && origin.y == 86)
@@ -47,7 +47,7 @@ import XTestHarness
     @Test func requestsOnAMissingWindowFail() throws {
         try withXvfb { display in
             let x = try XConnection(display: display)
-            let error = #expect(throws: XError.self) { try x.getGeometry(0x3ff_fffe) }
+            let error = #expect(throws: XError.self) { try x.wait(x.sendGeometry(0x3ff_fffe)).unwrapped() }
             guard case let .request(request, info)? = error else {
                 Issue.record("expected a request error, got \(String(describing: error))")
                 return
