@@ -3,7 +3,7 @@
  * prints the table). Every figure is taken here with CLOCK_MONOTONIC.
  *
  *   latency --mode target|inside|outside|rtt --clicks N [--daemon [--pid P]|--reference-grabber
- *           [--watching-windows]] [--samples FILE] [--burst-pid P]
+ *           [--watching-windows|--shield]] [--samples FILE] [--burst-pid P]
  *   stats --samples FILE
  *   idle --pid P --seconds S --popups N [--notify-socket PATH]
  *   memory --pid P --checkpoints A,B,... [--inside-per-cycle K]
@@ -41,6 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <xcb/xcb.h>
+#include <xcb/xcbext.h> /* xcb_poll_for_reply */
+#include <xcb/xfixes.h>
 #include <xcb/xtest.h>
 
 extern char **environ;
@@ -420,16 +422,78 @@ static int reference_alive = -1;  /* closing it tells the grabber to exit */
 static int reference_report = -1; /* "ok" once it grabs; the presses it answered when it exits */
 static pid_t reference_pid;
 
-/* `watching`: the grabber also takes the root's SubstructureNotify, the window events the daemon
- * follows to find popups, and reads them (doing nothing else with them). */
-__attribute__((noreturn)) static void reference_grabber(int ready, int alive, int watching) {
+enum grabber_kind {
+    ON_ROOT,  /* the grab on the root */
+    WATCHING, /* also the root's SubstructureNotify, the window events the daemon follows to find
+               * popups, read and left */
+    SHIELD,   /* the grab on a window over the screen, as clickaway's x11-shield backend */
+};
+
+/* The screen minus the point (px, py): at most four rectangles, the input shape of a shield
+ * with a pinhole for a press let through. */
+static uint32_t around_point(xcb_rectangle_t *r, const xcb_screen_t *screen, int16_t px, int16_t py) {
+    uint16_t w = screen->width_in_pixels, h = screen->height_in_pixels;
+    uint32_t n = 0;
+    if (py > 0) r[n++] = (xcb_rectangle_t){0, 0, w, (uint16_t)py};
+    if (px > 0) r[n++] = (xcb_rectangle_t){0, py, (uint16_t)px, 1};
+    if (px + 1 < w) r[n++] = (xcb_rectangle_t){(int16_t)(px + 1), py, (uint16_t)(w - px - 1), 1};
+    if (py + 1 < h) r[n++] = (xcb_rectangle_t){0, (int16_t)(py + 1), w, (uint16_t)(h - py - 1)};
+    return n;
+}
+
+/* The shield's grab: an InputOnly window over the whole screen, mapped above the windows on
+ * it, holding a SYNC grab of every button. A press is let through as the daemon does it: a
+ * pinhole at its point in the input shape (an XFixes region), ReplayPointer, and the
+ * top-level under it asked for (TranslateCoordinates) and asked to be activated
+ * (_NET_ACTIVE_WINDOW) once known; the pointer's next EnterNotify on the shield closes the
+ * pinhole. */
+static xcb_window_t make_shield(xcb_connection_t *g, const xcb_screen_t *screen, int ready) {
+    xcb_window_t w = xcb_generate_id(g);
+    uint32_t values[] = {1, XCB_EVENT_MASK_ENTER_WINDOW};
+    xcb_create_window(g, 0, w, screen->root, 0, 0, screen->width_in_pixels, screen->height_in_pixels, 0,
+                      XCB_WINDOW_CLASS_INPUT_ONLY, XCB_COPY_FROM_PARENT, XCB_CW_OVERRIDE_REDIRECT | XCB_CW_EVENT_MASK, values);
+    xcb_generic_error_t *e = xcb_request_check(
+        g, xcb_grab_button_checked(g, 0, w, XCB_EVENT_MASK_BUTTON_PRESS | XCB_EVENT_MASK_BUTTON_RELEASE,
+                                   XCB_GRAB_MODE_SYNC, XCB_GRAB_MODE_ASYNC, XCB_NONE, XCB_NONE, XCB_BUTTON_INDEX_ANY,
+                                   XCB_MOD_MASK_ANY));
+    if (e) {
+        dprintf(ready, "the X server refused the shield's grab (error %u)", e->error_code);
+        _exit(1);
+    }
+    xcb_map_window(g, w);
+    return w;
+}
+
+__attribute__((noreturn)) static void reference_grabber(int ready, int alive, enum grabber_kind kind) {
     xcb_connection_t *g = xcb_connect(NULL, NULL);
     if (xcb_connection_has_error(g)) {
         dprintf(ready, "cannot connect to the X display");
         _exit(1);
     }
-    xcb_window_t groot = xcb_setup_roots_iterator(xcb_get_setup(g)).data->root;
-    for (uint8_t button = 1; button <= 3; button++) {
+    const xcb_screen_t *screen = xcb_setup_roots_iterator(xcb_get_setup(g)).data;
+    xcb_window_t groot = screen->root;
+    xcb_window_t shield = XCB_NONE;
+    xcb_atom_t active_window = XCB_NONE;
+    xcb_xfixes_region_t shape = XCB_NONE;
+    if (kind == SHIELD) {
+        xcb_xfixes_query_version_reply_t *xfixes = xcb_xfixes_query_version_reply(g, xcb_xfixes_query_version(g, 2, 0), NULL);
+        if (!xfixes || xfixes->major_version < 2) {
+            dprintf(ready, "the X server has no XFixes 2.0");
+            _exit(1);
+        }
+        free(xfixes);
+        shape = xcb_generate_id(g);
+        xcb_xfixes_create_region(g, shape, 0, NULL);
+        xcb_intern_atom_reply_t *atom = xcb_intern_atom_reply(g, xcb_intern_atom(g, 0, 18, "_NET_ACTIVE_WINDOW"), NULL);
+        if (!atom) {
+            dprintf(ready, "cannot intern _NET_ACTIVE_WINDOW");
+            _exit(1);
+        }
+        active_window = atom->atom;
+        free(atom);
+        shield = make_shield(g, screen, ready);
+    }
+    for (uint8_t button = 1; button <= 3 && kind != SHIELD; button++) {
         xcb_generic_error_t *e = xcb_request_check(
             g, xcb_grab_button_checked(g, 0, groot, XCB_EVENT_MASK_BUTTON_PRESS | XCB_EVENT_MASK_BUTTON_RELEASE,
                                        XCB_GRAB_MODE_SYNC, XCB_GRAB_MODE_ASYNC, XCB_NONE, XCB_NONE, button, 0));
@@ -438,7 +502,7 @@ __attribute__((noreturn)) static void reference_grabber(int ready, int alive, in
             _exit(1);
         }
     }
-    if (watching) {
+    if (kind == WATCHING) {
         uint32_t mask = XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY;
         xcb_generic_error_t *e = xcb_request_check(g, xcb_change_window_attributes_checked(g, groot, XCB_CW_EVENT_MASK, &mask));
         if (e) {
@@ -446,18 +510,51 @@ __attribute__((noreturn)) static void reference_grabber(int ready, int alive, in
             _exit(1);
         }
     }
+    /* A round trip: the shield is mapped (or the grabs taken) before the bench clicks. */
+    free(xcb_get_input_focus_reply(g, xcb_get_input_focus(g), NULL));
     dprintf(ready, "ok");
     long presses = 0;
+    int activating = 0; /* a TranslateCoordinates in flight */
+    xcb_translate_coordinates_cookie_t under = {0};
+    xcb_timestamp_t under_time = 0;
     for (;;) {
         xcb_generic_event_t *ev;
         while ((ev = xcb_poll_for_event(g))) {
-            if ((ev->response_type & 0x7f) == XCB_BUTTON_PRESS) {
+            uint8_t type = ev->response_type & 0x7f;
+            if (type == XCB_BUTTON_PRESS) {
+                xcb_button_press_event_t *press = (xcb_button_press_event_t *)ev;
                 presses++;
-                xcb_allow_events(g, XCB_ALLOW_REPLAY_POINTER, ((xcb_button_press_event_t *)ev)->time);
+                if (kind == SHIELD) {
+                    xcb_rectangle_t r[4];
+                    xcb_xfixes_set_region(g, shape, around_point(r, screen, press->root_x, press->root_y), r);
+                    xcb_xfixes_set_window_shape_region(g, shield, XCB_SHAPE_SK_INPUT, 0, 0, shape);
+                }
+                xcb_allow_events(g, XCB_ALLOW_REPLAY_POINTER, press->time);
+                if (kind == SHIELD && !activating) {
+                    under = xcb_translate_coordinates(g, groot, groot, press->root_x, press->root_y);
+                    under_time = press->time;
+                    activating = 1;
+                }
                 xcb_flush(g);
+            } else if (type == XCB_ENTER_NOTIFY && kind == SHIELD) {
+                xcb_rectangle_t whole = {0, 0, screen->width_in_pixels, screen->height_in_pixels};
+                xcb_xfixes_set_region(g, shape, 1, &whole);
+                xcb_xfixes_set_window_shape_region(g, shield, XCB_SHAPE_SK_INPUT, 0, 0, shape);
             }
             free(ev);
         }
+        xcb_translate_coordinates_reply_t *top;
+        if (activating && xcb_poll_for_reply(g, under.sequence, (void **)&top, NULL)) {
+            activating = 0;
+            if (top && top->child != XCB_NONE && top->child != shield) {
+                xcb_client_message_event_t m = {.response_type = XCB_CLIENT_MESSAGE, .format = 32, .window = top->child,
+                                                .type = active_window, .data.data32 = {2, under_time}};
+                xcb_send_event(g, 0, groot, XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
+                               (const char *)&m);
+            }
+            free(top);
+        }
+        xcb_flush(g);
         if (xcb_connection_has_error(g)) _exit(1);
         struct pollfd p[2] = {{.fd = xcb_get_file_descriptor(g), .events = POLLIN}, {.fd = alive, .events = POLLIN}};
         if (poll(p, 2, -1) > 0 && p[1].revents) { /* the bench closed its end, or died */
@@ -467,7 +564,7 @@ __attribute__((noreturn)) static void reference_grabber(int ready, int alive, in
     }
 }
 
-static void start_reference_grabber(int watching) {
+static void start_reference_grabber(enum grabber_kind kind) {
     int ready[2], alive[2];
     if (pipe2(ready, O_CLOEXEC) != 0 || pipe2(alive, O_CLOEXEC) != 0) die("pipe2: %s", strerror(errno));
     pid_t pid = fork();
@@ -475,7 +572,7 @@ static void start_reference_grabber(int watching) {
     if (pid == 0) {
         close(ready[0]);
         close(alive[1]);
-        reference_grabber(ready[1], alive[0], watching);
+        reference_grabber(ready[1], alive[0], kind);
     }
     close(ready[1]);
     close(alive[0]);
@@ -627,7 +724,8 @@ struct options {
     const char *latency_mode;
     long clicks, seconds, popups, runs, inside_per_cycle, in_flight;
     pid_t pid, burst_pid;
-    int with_daemon, reference_grabber, watching_windows;
+    int with_daemon, reference_grabber;
+    enum grabber_kind grabber_kind;
     char *checkpoints;
     const char *log;
     const char *samples;
@@ -657,11 +755,14 @@ static int latency(struct options *o) {
     x_connect();
     setup_windows();
     if (o->with_daemon && o->reference_grabber) die("--daemon and --reference-grabber exclude each other");
-    if (o->watching_windows && !o->reference_grabber) die("--watching-windows goes with --reference-grabber");
+    if (o->grabber_kind != ON_ROOT && !o->reference_grabber) die("--watching-windows and --shield go with --reference-grabber");
+    /* The shield is made once the popup is mapped, to be above it, as the daemon's is. */
+    int shield_later = o->reference_grabber && o->grabber_kind == SHIELD;
+    if (shield_later && strcmp(o->latency_mode, "inside") != 0) die("--shield goes with --mode inside");
     if (o->burst_pid > 0 && strcmp(o->latency_mode, "target") != 0 && strcmp(o->latency_mode, "inside") != 0)
         die("--burst-pid goes with --mode target or inside");
     int ctl = o->with_daemon ? ctl_connect() : -1;
-    if (o->reference_grabber) start_reference_grabber(o->watching_windows);
+    if (o->reference_grabber && !shield_later) start_reference_grabber(o->grabber_kind);
     int64_t *samples = calloc((size_t)o->clicks, sizeof *samples);
     const char *m = o->latency_mode;
     /* --pid: the daemon's wakeups and CPU time over the clicks, counted from /proc. */
@@ -688,6 +789,7 @@ static int latency(struct options *o) {
         if (ctl < 0 && !o->reference_grabber) die("--mode inside needs --daemon or --reference-grabber");
         map_popup(ctl);
         if (ctl >= 0) ctl_expect(ctl, 1, 1);
+        if (shield_later) start_reference_grabber(SHIELD);
         before = daemon_cost(o->pid);
         start_burst(o->burst_pid);
         for (long i = 0; i < o->clicks; i++) samples[i] = click_popup("popup");
@@ -856,7 +958,8 @@ static int burst(struct options *o) {
     setup_windows();
     if (o->with_daemon && o->reference_grabber) die("--daemon and --reference-grabber exclude each other");
     int ctl = o->with_daemon ? ctl_connect() : -1;
-    if (o->reference_grabber) start_reference_grabber(o->watching_windows);
+    if (o->grabber_kind == SHIELD) die("--shield goes with latency --mode inside");
+    if (o->reference_grabber) start_reference_grabber(o->grabber_kind);
     map_popup(ctl);
     if (ctl >= 0) ctl_expect(ctl, 1, 1);
     free(xcb_get_input_focus_reply(c, xcb_get_input_focus(c), NULL));
@@ -1159,8 +1262,8 @@ static int openpid(struct options *o) {
 }
 
 static void usage(void) {
-    fputs("usage: clickbench latency --mode target|inside|outside|rtt --clicks N [--daemon [--pid P]|--reference-grabber] [--samples FILE]\n"
-          "                         [--burst-pid P]\n"
+    fputs("usage: clickbench latency --mode target|inside|outside|rtt --clicks N [--daemon [--pid P]|--reference-grabber\n"
+          "                         [--watching-windows|--shield]] [--samples FILE] [--burst-pid P]\n"
           "       clickbench stats --samples FILE\n"
           "       clickbench idle --pid P --seconds S --popups N [--notify-socket PATH]\n"
           "       clickbench memory --pid P --checkpoints A,B,... [--inside-per-cycle K]\n"
@@ -1195,7 +1298,11 @@ int main(int argc, char **argv) {
             continue;
         }
         if (strcmp(a, "--watching-windows") == 0) {
-            o.watching_windows = 1;
+            o.grabber_kind = WATCHING;
+            continue;
+        }
+        if (strcmp(a, "--shield") == 0) {
+            o.grabber_kind = SHIELD;
             continue;
         }
         if (i + 1 >= argc) die("%s needs a value", a);
