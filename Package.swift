@@ -132,7 +132,7 @@ let package = Package(
         ]),
         // The system layer's parts, without X or Wayland.
         .testTarget(name: "ClickawaySystemTests", dependencies: [
-            "ClickawaySystem", .product(name: "SystemPackage", package: "swift-system"),
+            "ClickawaySystem", "ProcessSupport", .product(name: "SystemPackage", package: "swift-system"),
         ]),
     ]
 )

@@ -135,9 +135,6 @@ public final class Daemon {
     /// What comes before the first wait: the display's sources and every deadline join the
     /// loop, and systemd hears the daemon is ready.
     func start() {
-        if let error = ShortSlices.requestForCallingThread() {
-            logger.debug("the loop runs with the default time slices: \(error)")
-        }
         noteUnavailableSources()
         registerWithLoop()
         supervision.ready(statusLine())

@@ -1,6 +1,7 @@
 import ClickawayControl
 import ClickawayCore
 import ClickawayJSON
+import ClickawaySystem
 import ClickawayX11
 import Foundation
 import Glibc
@@ -400,6 +401,33 @@ struct InterceptionCasesTests {
         try f.click(900, 600)
         #expect(f.client.presses(under).isEmpty, "the outside click reached the window below")
         #expect(try f.openPopups().isEmpty)
+    }
+
+    /// In the grab mode every press wakes the loop, which then takes the CPU from a busy X
+    /// server at once (short slices); in the shield mode the default slices, which halved its
+    /// late presses in a burst of windows (BENCHMARKS.md). A reload switches both ways.
+    @Test func theLoopTakesShortSlicesInTheGrabModeOnly() throws {
+        guard TimeSlice.kernelTakesCustomSlices else { return }
+        func config(backend: String) -> String {
+            "[settings]\nbackend = \"\(backend)\"\n\n[[popup]]\nname = \"panel\"\nrect = [100, 100, 300, 200]\n"
+        }
+        let f = try DaemonFixture(config: config(backend: "x11-grab"), backend: .configured)
+        try f.startDaemon()
+        let sched = "/proc/\(try #require(f.daemon?.pid))/sched"
+        guard TimeSlice.of(sched) != nil else { return } // a kernel that does not show se.slice
+        #expect(TimeSlice.of(sched) == Int(ShortSlices.nanoseconds), "the grab mode's loop runs with the default slices")
+        for backend in ["x11-shield", "x11-grab"] {
+            try f.editConfigInPlace(config(backend: backend))
+            let reload = try f.ctl(["reload"])
+            #expect(reload.status == 0, "\(reload.output)")
+            #expect(try f.status()["backend"]?.stringValue == backend)
+            let slice = TimeSlice.of(sched)
+            if backend == "x11-shield" {
+                #expect(slice != nil && slice != Int(ShortSlices.nanoseconds), "the shield mode kept the short slices")
+            } else {
+                #expect(slice == Int(ShortSlices.nanoseconds), "back in the grab mode, slices of \(slice.map(String.init) ?? "?") ns")
+            }
+        }
     }
 
     // MARK: 13. openbox

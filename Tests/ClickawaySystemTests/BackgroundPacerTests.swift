@@ -1,5 +1,6 @@
 import ClickawaySystem
 import Glibc
+import ProcessSupport
 import Testing
 
 @Suite struct BackgroundPacerTests {
@@ -44,7 +45,7 @@ import Testing
                 BackgroundPacer.lowerCallingThread()
                 let seen = raw!.assumingMemoryBound(to: (policy: Int32, nice: Int32, slice: Int?).self)
                 seen.pointee = (sched_getscheduler(0), getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0),
-                                ShortSlicesTests.ownSlice())
+                                TimeSlice.of())
                 return nil
             }, pointer)
             #expect(started == 0)
@@ -53,7 +54,7 @@ import Testing
         // Without SCHED_RESET_ON_FORK (0x40000000), which the short slices' request sets.
         #expect(seen.policy & ~0x4000_0000 == 3, "SCHED_BATCH is 3; the thread's policy was \(seen.policy)")
         #expect(seen.nice == 19)
-        if ShortSlicesTests.kernelTakesCustomSlices, let slice = seen.slice {
+        if TimeSlice.kernelTakesCustomSlices, let slice = seen.slice {
             #expect(slice == Int(ShortSlices.nanoseconds))
         }
         #expect(sched_getscheduler(0) == policy)

@@ -1,10 +1,11 @@
 import ClickawaySystem
 import Foundation
+import ProcessSupport
 import Testing
 
-/// The loop's thread asks for short time slices; its nice value stays, and threads it starts
-/// after get the default slice again.
-@Suite("Short time slices for the loop")
+/// A thread that asks for short time slices gets them and keeps its nice value; threads it
+/// starts after get the default slice, and so does the thread once it drops them.
+@Suite("Short time slices")
 struct ShortSlicesTests {
     /// What a thread sees of itself: its slice in ns (`se.slice`, Linux 6.6 and later), its nice value.
     struct Seen {
@@ -12,19 +13,7 @@ struct ShortSlicesTests {
         var nice: Int32
         var requestFailed: String?
         var childSlice: Int?
-    }
-
-    static func ownSlice() -> Int? {
-        guard let text = try? String(contentsOfFile: "/proc/thread-self/sched", encoding: .utf8) else { return nil }
-        let line = text.split(separator: "\n").first { $0.hasPrefix("se.slice") }
-        return line?.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-    }
-
-    /// Custom slices came with Linux 6.12.
-    static var kernelTakesCustomSlices: Bool {
-        let release = (try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8)) ?? ""
-        let numbers = release.split(whereSeparator: { !$0.isNumber }).prefix(2).compactMap { Int($0) }
-        return numbers.count == 2 && (numbers[0], numbers[1]) >= (6, 12)
+        var droppedSlice: Int?
     }
 
     static func onNewThread(_ seen: UnsafeMutablePointer<Seen>, _ body: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?) -> Bool {
@@ -47,17 +36,19 @@ struct ShortSlicesTests {
                 if seen.pointee.requestFailed == nil {
                     seen.pointee.requestFailed = ShortSlices.requestForCallingThread().map { "again: \($0)" }
                 }
-                seen.pointee.slice = ShortSlicesTests.ownSlice()
+                seen.pointee.slice = TimeSlice.of()
                 seen.pointee.nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
                 // A thread it starts: the default slice again.
                 var child = Seen(nice: -1)
                 _ = withUnsafeMutablePointer(to: &child) { childPointer in
                     ShortSlicesTests.onNewThread(childPointer) { raw in
-                        raw!.assumingMemoryBound(to: Seen.self).pointee.slice = ShortSlicesTests.ownSlice()
+                        raw!.assumingMemoryBound(to: Seen.self).pointee.slice = TimeSlice.of()
                         return nil
                     }
                 }
                 seen.pointee.childSlice = child.slice
+                if let failure = ShortSlices.dropForCallingThread() { seen.pointee.requestFailed = "dropping: \(failure)" }
+                seen.pointee.droppedSlice = TimeSlice.of()
                 return nil
             }
         }
@@ -66,10 +57,11 @@ struct ShortSlicesTests {
         #expect(seen.nice == nicer, "the request changed the thread's nice value to \(seen.nice)")
         // `se.slice` is in /proc only on kernels that show it (6.12 with the later patch, or
         // scheduler debugging before 6.14).
-        if Self.kernelTakesCustomSlices, seen.slice != nil {
+        if TimeSlice.kernelTakesCustomSlices, seen.slice != nil {
             #expect(seen.slice == Int(ShortSlices.nanoseconds))
             #expect(seen.childSlice != nil && seen.childSlice != Int(ShortSlices.nanoseconds),
                     "a thread started after has slices of \(seen.childSlice.map(String.init) ?? "?") ns")
+            #expect(seen.droppedSlice == seen.childSlice, "dropped, the slices are \(seen.droppedSlice.map(String.init) ?? "?") ns")
         }
     }
 }

@@ -63,6 +63,10 @@ public final class WaylandDisplay: Display {
     public init(client: WaylandClient, model: ClickModel, swaySocket: String?, logger: Logger) throws {
         self.client = client
         self.logger = logger
+        // A press wakes the loop onto the CPU at once rather than at the compositor's next tick.
+        if let failure = ShortSlices.requestForCallingThread() {
+            logger.debug("the loop runs with the default time slices: \(failure)")
+        }
         overlay = try Overlay(client: client)
         do {
             replayer = try client.makeInjector()

@@ -22,7 +22,9 @@ public final class X11Display: Display {
     private let escapeGrabs: PassiveGrabSet
     private let escapeKeycodes: [UInt8]
     /// How clicks reach the daemon: grabs on the root, or the shield window.
-    private var interception: Interception = .grab
+    private var interception: Interception = .grab {
+        didSet { takeTimeSlices() }
+    }
     /// Made the first time the shield mode is entered, by requests only; what it needs of the
     /// server is asked at start (`shieldUnavailable` says what is missing), so that entering
     /// it later (`auto`'s fallback, a reload) never waits for the server.
@@ -419,6 +421,17 @@ public final class X11Display: Display {
             interception = .grab
         }
         return nil
+    }
+
+    /// Grab mode: the loop's thread takes short time slices, so that a press frozen by the
+    /// grab wakes it onto the CPU at once rather than at the X server's next tick. The shield
+    /// mode keeps the default: a press in a hole never wakes the daemon, and the shield's
+    /// crossings and pinholes wake it twice as often as a grab's press does; preempting the
+    /// server at each of those wakeups doubled the shield's late presses in a burst of other
+    /// clients' windows (BENCHMARKS.md, other clients' windows).
+    private func takeTimeSlices() {
+        let failure = interception == .grab ? ShortSlices.requestForCallingThread() : ShortSlices.dropForCallingThread()
+        if let failure { logger.debug("the loop's time slices stay as they were: \(failure)") }
     }
 
     /// The shield (made the first time) takes clicks instead of grabs on the root.
