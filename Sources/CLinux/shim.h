@@ -71,7 +71,7 @@ struct clinux_sched_attr {
     uint64_t sched_period;
 };
 
-/// Asks the scheduler for time slices of `nanoseconds` for the calling thread, which keeps
+/// Asks the scheduler for time slices of `nanoseconds` (0: the default) for the calling thread, which keeps
 /// its policy (SCHED_OTHER or SCHED_BATCH) and nice value; threads and processes it starts
 /// get the defaults again (SCHED_FLAG_RESET_ON_FORK, which also starts them at nice 0 when
 /// the thread runs at a negative one). Linux 6.12 and later let a thread with a shorter slice

@@ -427,8 +427,8 @@ public final class X11Display: Display {
     /// grab wakes it onto the CPU at once rather than at the X server's next tick. The shield
     /// mode keeps the default: a press in a hole never wakes the daemon, and the shield's
     /// crossings and pinholes wake it twice as often as a grab's press does; preempting the
-    /// server at each of those wakeups doubled the shield's late presses in a burst of other
-    /// clients' windows (BENCHMARKS.md, other clients' windows).
+    /// server at each of those wakeups made the shield's late presses in a burst of other
+    /// clients' windows half as many again (BENCHMARKS.md, other clients' windows).
     private func takeTimeSlices() {
         let failure = interception == .grab ? ShortSlices.requestForCallingThread() : ShortSlices.dropForCallingThread()
         if let failure { logger.debug("the loop's time slices stay as they were: \(failure)") }
