@@ -441,6 +441,13 @@ static uint32_t around_point(xcb_rectangle_t *r, const xcb_screen_t *screen, int
     return n;
 }
 
+/* Sets the shield's input shape to `n` rectangles through `region`. */
+static void shape_shield(xcb_connection_t *g, xcb_window_t shield, xcb_xfixes_region_t region, uint32_t n,
+                         const xcb_rectangle_t *r) {
+    xcb_xfixes_set_region(g, region, n, r);
+    xcb_xfixes_set_window_shape_region(g, shield, XCB_SHAPE_SK_INPUT, 0, 0, region);
+}
+
 /* The shield's grab: an InputOnly window over the whole screen, mapped above the windows on
  * it, holding a SYNC grab of every button. A press is let through as the daemon does it: a
  * pinhole at its point in the input shape (an XFixes region), ReplayPointer, and the
@@ -526,8 +533,7 @@ __attribute__((noreturn)) static void reference_grabber(int ready, int alive, en
                 presses++;
                 if (kind == SHIELD) {
                     xcb_rectangle_t r[4];
-                    xcb_xfixes_set_region(g, shape, around_point(r, screen, press->root_x, press->root_y), r);
-                    xcb_xfixes_set_window_shape_region(g, shield, XCB_SHAPE_SK_INPUT, 0, 0, shape);
+                    shape_shield(g, shield, shape, around_point(r, screen, press->root_x, press->root_y), r);
                 }
                 xcb_allow_events(g, XCB_ALLOW_REPLAY_POINTER, press->time);
                 if (kind == SHIELD && !activating) {
@@ -538,8 +544,7 @@ __attribute__((noreturn)) static void reference_grabber(int ready, int alive, en
                 xcb_flush(g);
             } else if (type == XCB_ENTER_NOTIFY && kind == SHIELD) {
                 xcb_rectangle_t whole = {0, 0, screen->width_in_pixels, screen->height_in_pixels};
-                xcb_xfixes_set_region(g, shape, 1, &whole);
-                xcb_xfixes_set_window_shape_region(g, shield, XCB_SHAPE_SK_INPUT, 0, 0, shape);
+                shape_shield(g, shield, shape, 1, &whole);
             }
             free(ev);
         }

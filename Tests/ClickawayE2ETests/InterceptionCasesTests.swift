@@ -361,19 +361,21 @@ struct InterceptionCasesTests {
     /// With the server held by another client the reload and `status` are answered; once it
     /// is let go the shield is up with the open popup's hole, and an outside click is
     /// swallowed and dismisses.
-    @Test func aReloadToTheShieldIsNotWaitedFor() throws {
-        func config(backend: String) -> String {
-            """
-            [settings]
-            backend = "\(backend)"
+    /// A rectangle popup at (100, 100) under `backend`, for the tests that reload to another one.
+    static func panel(backend: String) -> String {
+        """
+        [settings]
+        backend = "\(backend)"
 
-            [[popup]]
-            name = "panel"
-            rect = [100, 100, 300, 200]
-            grace_ms = 0
-            """
-        }
-        let f = try DaemonFixture(config: config(backend: "x11-grab"), backend: .configured)
+        [[popup]]
+        name = "panel"
+        rect = [100, 100, 300, 200]
+        grace_ms = 0
+        """
+    }
+
+    @Test func aReloadToTheShieldIsNotWaitedFor() throws {
+        let f = try DaemonFixture(config: Self.panel(backend: "x11-grab"), backend: .configured)
         let under = try f.client.createWindow(at: Layout.background)
         try f.startDaemon()
         let open = try f.ctl(["open", "panel"])
@@ -385,7 +387,7 @@ struct InterceptionCasesTests {
         try holder.grabServer()
         var held = true
         defer { if held { try? holder.ungrabServer() } }
-        try f.editConfigInPlace(config(backend: "x11-shield"))
+        try f.editConfigInPlace(Self.panel(backend: "x11-shield"))
         let reload = try f.ctl(["reload"], limit: .seconds(10))
         #expect(reload.status == 0, "the reload was not answered while the X server was held: \(reload.output)")
         let status = try f.ctl(["status", "--json"], limit: .seconds(10))
@@ -408,16 +410,13 @@ struct InterceptionCasesTests {
     /// late presses in a burst of windows (BENCHMARKS.md). A reload switches both ways.
     @Test func theLoopTakesShortSlicesInTheGrabModeOnly() throws {
         guard TimeSlice.kernelTakesCustomSlices else { return }
-        func config(backend: String) -> String {
-            "[settings]\nbackend = \"\(backend)\"\n\n[[popup]]\nname = \"panel\"\nrect = [100, 100, 300, 200]\n"
-        }
-        let f = try DaemonFixture(config: config(backend: "x11-grab"), backend: .configured)
+        let f = try DaemonFixture(config: Self.panel(backend: "x11-grab"), backend: .configured)
         try f.startDaemon()
         let sched = "/proc/\(try #require(f.daemon?.pid))/sched"
         guard TimeSlice.of(sched) != nil else { return } // a kernel that does not show se.slice
         #expect(TimeSlice.of(sched) == Int(ShortSlices.nanoseconds), "the grab mode's loop runs with the default slices")
         for backend in ["x11-shield", "x11-grab"] {
-            try f.editConfigInPlace(config(backend: backend))
+            try f.editConfigInPlace(Self.panel(backend: backend))
             let reload = try f.ctl(["reload"])
             #expect(reload.status == 0, "\(reload.output)")
             #expect(try f.status()["backend"]?.stringValue == backend)
