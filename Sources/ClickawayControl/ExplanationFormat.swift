@@ -5,23 +5,30 @@ public import ClickawayJSON
 /// program holds the pointer (then a real click goes to that program, not to clickaway).
 public struct ExplanationContext {
     public var describe: (UInt32) -> String
+    /// What tied a window to an open popup's family.
+    public var tie: (UInt32) -> FamilyTie?
     /// Why a click would go to another program's grab now, nil when none is known.
     public var otherGrab: String?
 
-    public init(describe: @escaping (UInt32) -> String = { "0x" + String($0, radix: 16) }, otherGrab: String? = nil) {
+    public init(describe: @escaping (UInt32) -> String = { "0x" + String($0, radix: 16) },
+                tie: @escaping (UInt32) -> FamilyTie? = { _ in nil }, otherGrab: String? = nil) {
         self.describe = describe
+        self.tie = tie
         self.otherGrab = otherGrab
     }
 }
 
 extension Explanation {
-    /// `{"x":X,"y":Y,"hit":{"popup":"P","region":"P.card","member":"0x..."} or null,"path":[...],"dismiss":[...],
-    /// "click":"...","grab":"..." or null}`
+    /// `{"x":X,"y":Y,"hit":{"popup":"P","region":"P.card","member":"0x...","tie":"..."} or null,"path":[...],
+    /// "dismiss":[...],"click":"...","grab":"..." or null}`
     public func json(_ context: ExplanationContext = ExplanationContext()) -> JSON {
         var hit: JSON = .null
         if let hitPopup {
             var fields: [(String, JSON)] = [("popup", .string(hitPopup)), ("region", .string(hitRegion ?? hitPopup))]
-            if let member { fields.append(("member", .string(context.describe(member)))) }
+            if let member {
+                fields.append(("member", .string(context.describe(member))))
+                if let tie = context.tie(member) { fields.append(("tie", .string(tie.rawValue))) }
+            }
             hit = .object(fields)
         }
         return .object([
@@ -48,7 +55,8 @@ extension Explanation {
             lines.append("hit:      " + path.joined(separator: " → "))
         }
         if let member {
-            lines.append("          (through window \(context.describe(member)), which belongs to \"\(hitPopup ?? "?")\")")
+            let why = context.tie(member).map { ": \($0.sentence)" } ?? ""
+            lines.append("          (through window \(context.describe(member)), which belongs to \"\(hitPopup ?? "?")\"\(why))")
         }
         if let from = redirectedFrom { lines.append("          (redirected from \(from))") }
         lines.append("dismiss:  " + (dismiss.isEmpty ? "nothing" : dismiss.joined(separator: ", ")))

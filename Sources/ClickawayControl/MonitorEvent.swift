@@ -94,8 +94,8 @@ public enum MonitorEvent: Equatable, Sendable {
 
     /// The events and their fields, as `monitor --help` and docs/control-protocol.md list them.
     public static let documentation: [(events: [Name], fields: [String], note: String?)] = [
-        ([.opened, .closed], ["popup", "window", "rect", "runtime", "members"], nil),
-        ([.family], ["popup", "window", "rect", "runtime", "members"], "the windows that belong to an open popup changed"),
+        ([.opened, .closed], ["popup", "window", "rect", "runtime", "members", "ties"], nil),
+        ([.family], ["popup", "window", "rect", "runtime", "members", "ties"], "the windows that belong to an open popup changed"),
         ([.dismissed], ["popups", "reason", "button", "x", "y", "click"], nil),
         ([.reloaded], ["cause", "popups", "files"], nil),
         ([.rejected], ["cause", "diagnostics"], nil),
@@ -123,23 +123,35 @@ public struct OpenPopup: Equatable, Sendable {
     public var runtime: Bool
     /// The windows that belong to it (its dialogs, menus, dropdowns), written as `window` is.
     public var members: [String]
+    /// What tied each member to it (`FamilyTie`'s names), in the order of `members`.
+    public var ties: [String]
 
-    public init(popup: String, window: String?, rect: Rect, runtime: Bool = false, members: [String] = []) {
+    public init(popup: String, window: String?, rect: Rect, runtime: Bool = false, members: [String] = [], ties: [String]? = nil) {
         self.popup = popup
         self.window = window
         self.rect = rect
         self.runtime = runtime
         self.members = members
+        self.ties = ties ?? members.map { _ in FamilyTie.transient.rawValue }
     }
 
+    /// `ties` is an object: each member's window and what tied it.
     public var fields: [(String, JSON)] {
         [("popup", .string(popup)), ("window", window.map(JSON.string) ?? .null), ("rect", rect.json), ("runtime", .bool(runtime)),
-         ("members", .array(members.map(JSON.string)))]
+         ("members", .array(members.map(JSON.string))), ("ties", .object(zip(members, ties).map { ($0, .string($1)) }))]
     }
 
     public init?(json: JSON) {
         guard let popup = json["popup"]?.stringValue, let rect = Rect(json: json["rect"]) else { return nil }
+        let members = json["members"]?.arrayValue?.compactMap(\.stringValue) ?? []
         self.init(popup: popup, window: json["window"]?.stringValue, rect: rect, runtime: json["runtime"]?.boolValue == true,
-                  members: json["members"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+                  members: members, ties: members.map { json["ties"]?[$0]?.stringValue ?? "" })
+    }
+
+    /// The members as `status` writes them: each window and what tied it.
+    public var membersText: String {
+        zip(members, ties).map { member, tie in
+            "\(member) (\(FamilyTie(rawValue: tie)?.sentence ?? tie))"
+        }.joined(separator: ", ")
     }
 }

@@ -139,7 +139,7 @@ public struct StatusReport: Equatable, Sendable {
         for o in open {
             lines.append("  \(o.popup)  window \(o.window ?? "-")  [\([o.rect.x, o.rect.y, o.rect.width, o.rect.height].map(String.init).joined(separator: ", "))]"
                          + (o.runtime ? "  (runtime)" : ""))
-            if !o.members.isEmpty { lines.append("    with its windows \(o.members.joined(separator: ", ")) (dialogs, menus: inside it)") }
+            if !o.members.isEmpty { lines.append("    with its windows (inside it): \(o.membersText)") }
         }
         for w in waiting { lines.append("waiting:  \(w.popup) (runtime) for a window of process \(w.pid)") }
         if let rejected {

@@ -192,6 +192,26 @@ public struct WindowRoles: Sendable, Equatable {
     public var isNone: Bool { popup == nil && anchors.isEmpty && !excluded }
 }
 
+/// Why a window belongs to an open popup's family: what `status`, `hit` and `monitor` say.
+public enum FamilyTie: String, Sendable, Equatable {
+    /// WM_TRANSIENT_FOR the popup's window, at any depth (a dialog, a dialog's dialog).
+    case transient = "transient-for"
+    /// An override-redirect window of the popup's X client mapped after the popup's window
+    /// (GTK and Qt menus and dropdowns, Xt menus, dzen2's body).
+    case sameClient = "same-client"
+    /// A view of the popup's process with its app_id, opened after the popup (sway).
+    case sameProcess = "same-process"
+
+    /// The tie as a person reads it, of the member `window`.
+    public var sentence: String {
+        switch self {
+        case .transient: "transient for it"
+        case .sameClient: "its program's override-redirect window, mapped after it"
+        case .sameProcess: "its process's window with its app_id, opened after it"
+        }
+    }
+}
+
 struct PopupTraits: Sendable {
     var buttons: ButtonSet
     var graceMs: Int64

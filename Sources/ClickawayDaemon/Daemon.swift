@@ -478,9 +478,10 @@ public final class Daemon {
 
     func openPopup(_ instance: PopupInstance) -> OpenPopup {
         let name = model.popups[Int(instance.popup)].name
+        let members = instance.id.window.map(display.windows.familyMembers(of:)) ?? []
         return OpenPopup(popup: name, window: instance.id.window.map(display.windows.describe), rect: instance.rect,
-                         runtime: runtime.contains(name),
-                         members: instance.id.window.map { display.windows.familyMembers(of: $0).map(display.windows.describe) } ?? [])
+                         runtime: runtime.contains(name), members: members.map { display.windows.describe($0.window) },
+                         ties: members.map(\.tie.rawValue))
     }
 
     func statusLine() -> String {

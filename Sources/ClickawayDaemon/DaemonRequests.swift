@@ -110,7 +110,8 @@ extension Daemon {
             case .reply: reply = ControlReply.ok()
             case .register(let request, let origin, let waiting): reply = try register(request, origin, waiting: waiting, displaySynced: true)
             case .hit(let x, let y, let button, _):
-                let context = ExplanationContext(describe: display.windows.describe, otherGrab: pointerHeldBy)
+                let context = ExplanationContext(describe: display.windows.describe, tie: display.windows.tie(of:),
+                                                 otherGrab: pointerHeldBy)
                 reply = HitReply(engine.explain(button: button, x: x, y: y, time: display.now()), context).json
             }
         } catch {

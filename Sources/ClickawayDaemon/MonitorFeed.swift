@@ -15,7 +15,7 @@ struct MonitorFeed {
     private struct Announced {
         var popup: OpenPopup
         /// The family's windows as the window source gave them (`popup.members`, unwritten).
-        var members: [UInt32]
+        var members: [FamilyMember]
     }
 
     init(control: ControlServer) { self.control = control }
@@ -48,7 +48,8 @@ struct MonitorFeed {
             }
             stillOpen += 1
             if announced.values[index].members != members {
-                announced.values[index].popup.members = describe(o).members
+                let now = describe(o)
+                (announced.values[index].popup.members, announced.values[index].popup.ties) = (now.members, now.ties)
                 announced.values[index].members = members
                 events.append((o.id, false))
             }

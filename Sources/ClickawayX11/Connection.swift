@@ -85,6 +85,9 @@ public final class XConnection: @unchecked Sendable {
     /// shares the bits outside the resource-id mask (X protocol, connection setup).
     public func sameClient(_ a: WindowID, _ b: WindowID) -> Bool { a & ~resourceIDMask == b & ~resourceIDMask }
 
+    /// The bits every id of `window`'s client shares: the same for windows of one client.
+    public func clientBase(of window: WindowID) -> WindowID { window & ~resourceIDMask }
+
     /// Whether this connection created `window` (the shield, pick's windows).
     public func isOwn(_ window: WindowID) -> Bool { sameClient(window, resourceIDBase) }
 

@@ -40,7 +40,8 @@ let clickawayctlManual: [ManualSection] = [
                 """),
             ManualItem("hit --json", """
                 "x", "y"; "hit": null when nothing is hit, else {"popup": P, "region": R}, with "member" (a window id) \
-                when the point is on a window of the popup's family; "path", the popups and regions from the popup to \
+                and "tie" (transient-for, same-client or same-process) when the point is on a window of the popup's \
+                family; "path", the popups and regions from the popup to \
                 the region; "dismiss", the popups dismissed, sorted; "click": "pass", "swallow" or "replay"; "grab": \
                 null, or, against the live daemon on X11, the program that holds the pointer now, so the click goes to \
                 it and clickaway decides nothing.
@@ -69,7 +70,7 @@ let clickawayctlManual: [ManualSection] = [
         .text("""
             Each monitor line has "event" and the fields below; "window" is hex on X11, sway's container id on \
             Wayland and null for a rect popup; "runtime" is true for a popup registered with open --rect, --window, \
-            --pid or wait; "members" are the windows of its family. An opened event comes once clicks outside the \
+            --pid or wait; "members" are the windows of its family and "ties" says, for each, the rule that took it in. An opened event comes once clicks outside the \
             popup are intercepted.
             """),
         .list(.plain, MonitorEvent.documentation.map { entry in

@@ -90,9 +90,9 @@ import Testing
             #expect(Array(keys.dropFirst()) == documented?.fields, "\(event.json.text)")
         }
         #expect(MonitorEvent.grabRefused(.key("Escape", message: "m")).json.text == #"{"event":"grab_refused","key":"Escape","message":"m"}"#)
-        #expect(samples[1].json.text == #"{"event":"closed","popup":"p","window":null,"rect":[1,2,3,4],"runtime":false,"members":[]}"#)
+        #expect(samples[1].json.text == #"{"event":"closed","popup":"p","window":null,"rect":[1,2,3,4],"runtime":false,"members":[],"ties":{}}"#)
         #expect(samples[2].json.text
-            == #"{"event":"family","popup":"p","window":"0x1","rect":[1,2,3,4],"runtime":false,"members":["0x2"]}"#)
+            == #"{"event":"family","popup":"p","window":"0x1","rect":[1,2,3,4],"runtime":false,"members":["0x2"],"ties":{"0x2":"transient-for"}}"#)
     }
 
     @Test func statusDecodesWhatItEncodes() throws {

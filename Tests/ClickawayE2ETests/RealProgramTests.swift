@@ -255,6 +255,9 @@ final class ProgramsRun {
         #expect(family["members"]?.arrayValue?.isEmpty == false)
         let hitJSON = try JSON.parse(try f.ctl(["hit", "--json", "\(item.x)", "\(item.y)"]).stdout)
         #expect(hitJSON["hit"]?["member"]?.stringValue == hex(dropdown.client), "\(hitJSON.text)")
+        // GTK's dropdown is transient for the form: that is what took it in, and every report says so.
+        #expect(hitJSON["hit"]?["tie"]?.stringValue == "transient-for", "\(hitJSON.text)")
+        #expect(family["ties"]?[hex(dropdown.client)]?.stringValue == "transient-for", "\(family.text)")
         #expect(hitJSON["grab"]?.stringValue != nil, "\(hitJSON.text)")
         try click(item.x, item.y)
         try awaitGone("the dropdown") { $0.client == dropdown.client }
@@ -406,6 +409,11 @@ final class ProgramsRun {
         try f.eventually("dzen2's body to join its popup's family") {
             try openEntry("dzen2-calendar")?["members"]?.arrayValue?.count == 1
         }
+        // No WM_CLASS and no transient link: dzen2's body is its override-redirect window, mapped after the title.
+        let body = try openEntry("dzen2-calendar")
+        let member = body?["members"]?.arrayValue?.first?.stringValue ?? ""
+        #expect(body?["ties"]?[member]?.stringValue == "same-client", "\(body?.text ?? "")")
+        #expect(try f.ctl(["status"]).stdout.contains("\(member) (its program's override-redirect window, mapped after it)"))
         try click(550, 355)
         #expect(try awaitOutput(output, "dzen2 to print the line clicked") == "line2\n")
         #expect(dzen.isRunning, "a click on dzen2's body ended it: \(dzen.exit ?? "")")

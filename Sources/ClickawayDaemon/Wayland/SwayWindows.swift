@@ -153,13 +153,15 @@ final class SwayWindows {
         views = present
         var changed = false
         for id in roster.entries.keys where !present.contains(id) { changed = roster.forget(id) || changed }
-        // A popup's family: the other views of its process with its app_id (or X class).
-        // sway's tree shows no parent link for a dialog (GTK's set_parent is not in it), so
-        // that is what ties yad's file dialog to yad's form; the app_id keeps a terminal
-        // server's other windows (footclient's) out. The first such view opening a popup is it.
+        // A popup's family: the views of its process with its app_id (or X class) opened
+        // after it. sway's tree shows no parent link for a dialog (GTK's set_parent is not in
+        // it), so that is what ties yad's file dialog to yad's form; the app_id keeps a
+        // terminal server's other windows (footclient's) out, and "after it" (sway numbers its
+        // containers as it makes them) the windows of the process that were there before the
+        // popup opened. The first such view opening a popup is it.
         let matched = found.map { roster.model.roles(for: $0.properties) }
         var owners: [Family: (id: UInt32, popup: Int32)] = [:]
-        for (view, roles) in zip(found, matched) where view.pid > 0 && owners[Family(view)] == nil {
+        for (view, roles) in zip(found, matched) where view.pid > 0 && view.id < owners[Family(view)]?.id ?? .max {
             if let popup = roles.popup, roster.model.popups[Int(popup)].family {
                 owners[Family(view)] = (view.id, popup)
             }
@@ -170,12 +172,12 @@ final class SwayWindows {
             }
             var roles = matchedRoles
             var family: UInt32?
-            if let owner = owners[Family(view)], owner.id != view.id, roles.popup == nil || roles.popup == owner.popup {
+            if let owner = owners[Family(view)], owner.id < view.id, roles.popup == nil || roles.popup == owner.popup {
                 roles.popup = nil
                 family = owner.id
             }
             changed = roster.update(view.id, window: view.id, rect: view.rect, properties: view.properties, details: view.pid,
-                                    roles: roles, family: family, now: now) || changed
+                                    roles: roles, family: family, tie: .sameProcess, now: now) || changed
         }
         let order = found.map(\.id).filter { roster[$0] != nil }
         changed = changed || order != roster.stacking

@@ -1,6 +1,16 @@
 public import ClickawayCore
 public import Logging
 
+/// A window of an open popup's family, and what tied it there.
+public struct FamilyMember: Sendable, Equatable {
+    public var window: UInt32
+    public var tie: FamilyTie
+    public init(window: UInt32, tie: FamilyTie) {
+        self.window = window
+        self.tie = tie
+    }
+}
+
 /// Where a display's windows come from, as the daemon sees them: the X tree's, sway's, or
 /// none. Window ids fit in 32 bits (X windows, sway container ids).
 public protocol WindowSource: AnyObject {
@@ -10,8 +20,11 @@ public protocol WindowSource: AnyObject {
     func windowAreas() -> [Area]
     /// Whether the window is still there (whatever its role).
     func isPresent(_ window: UInt32) -> Bool
-    /// The windows of the open instance `window`'s family (its dialogs, menus, dropdowns).
-    func familyMembers(of window: UInt32) -> [UInt32]
+    /// The windows of the open instance `window`'s family (its dialogs, menus, dropdowns),
+    /// each with what tied it to the popup.
+    func familyMembers(of window: UInt32) -> [FamilyMember]
+    /// What tied `window` to an open popup's family, nil for a window of none.
+    func tie(of window: UInt32) -> FamilyTie?
     /// The window as users and scripts see it (`0x1a00003`, or sway's container id).
     func describe(_ window: UInt32) -> String
     /// Dismissed windows not gone yet: see `ClosingWindows`.
@@ -37,6 +50,8 @@ public final class WindowRoster<Details>: WindowSource {
         public var details: Details
         /// The window of the open popup this one belongs to (its dialog, menu, dropdown), or nil.
         public var family: UInt32?
+        /// Why it belongs there (set with `family`).
+        public var tie: FamilyTie?
     }
 
     /// How windows are written for people.
@@ -110,11 +125,12 @@ public final class WindowRoster<Details>: WindowSource {
 
     /// Records what the window at `key` is now; a window with no role is forgotten. A window
     /// that stays the same popup keeps the time it opened. `roles` default to what the model
-    /// makes of `properties`; a window of a popup's `family` counts as inside it. Returns
-    /// whether anything the engine sees changed (roles, family, window or rectangle).
+    /// makes of `properties`; a window of a popup's `family` counts as inside it, by `tie`.
+    /// Returns whether anything the engine sees changed (roles, family, window or rectangle).
     @discardableResult
     public func update(_ key: UInt32, window: UInt32, rect: Rect, properties: WindowMatch.Properties, details: Details,
-                       roles given: WindowRoles? = nil, family: UInt32? = nil, now: Int64) -> Bool {
+                       roles given: WindowRoles? = nil, family: UInt32? = nil, tie: FamilyTie = .transient,
+                       now: Int64) -> Bool {
         let roles = given ?? model.roles(for: properties)
         guard !roles.isNone || family != nil else { return forget(key) }
         let before = entries[key]
@@ -122,7 +138,8 @@ public final class WindowRoster<Details>: WindowSource {
         if still == nil { closing.cancel(window) }
         if let before { unindex(key, before) }
         let entry = Entry(window: window, rect: rect, properties: properties, roles: roles,
-                          openedAt: still?.openedAt ?? now, details: details, family: family)
+                          openedAt: still?.openedAt ?? now, details: details, family: family,
+                          tie: family == nil ? nil : tie)
         entries[key] = entry
         index(key, entry)
         if let popup = roles.popup, still == nil {
@@ -130,9 +147,12 @@ public final class WindowRoster<Details>: WindowSource {
                 "popup": "\(model.popups[Int(popup)].name)", "window": "\(describe(window))", "rect": "\(rect)",
             ])
         }
-        if let family, before?.family != family, let owner = popupOf(window: family) {
-            logger.info("window belongs to a popup", metadata: [
+        // Once, when it begins: a burst of a program's menus must not write a line per window
+        // at every change.
+        if let family, before?.family != family, logger.logLevel <= .debug, let owner = popupOf(window: family) {
+            logger.debug("window belongs to a popup", metadata: [
                 "popup": "\(model.popups[Int(owner)].name)", "window": "\(describe(window))", "of": "\(describe(family))",
+                "tie": "\(tie.rawValue)",
             ])
         }
         return before.map { $0.window != window || $0.roles != roles || $0.rect != rect || $0.family != family } ?? true
@@ -144,8 +164,8 @@ public final class WindowRoster<Details>: WindowSource {
         return entry.roles.popup
     }
 
-    /// The windows of the open instance `window`'s family, as entries.
-    public func members(of window: UInt32) -> [Entry] { (familyKeys[window] ?? []).compactMap { entries[$0] } }
+    /// The keys of the entries of the open instance `window`'s family.
+    public func memberKeys(of window: UInt32) -> Set<UInt32> { familyKeys[window] ?? [] }
 
     /// The window at `key` moved or was resized.
     public func move(_ key: UInt32, to rect: Rect) -> Bool {
@@ -229,6 +249,7 @@ public final class WindowRoster<Details>: WindowSource {
                 unindex(key, entry)
                 entries[key]?.roles = roles
                 entries[key]?.family = nil
+                entries[key]?.tie = nil
                 index(key, entries[key]!)
             }
         }
@@ -327,10 +348,13 @@ public final class WindowRoster<Details>: WindowSource {
 
     public func isPresent(_ window: UInt32) -> Bool { entry(forWindow: window) != nil }
 
-    public func familyMembers(of window: UInt32) -> [UInt32] {
+    public func familyMembers(of window: UInt32) -> [FamilyMember] {
         guard let keys = familyKeys[window] else { return [] }
-        return keys.compactMap { entries[$0]?.window }.sorted()
+        return keys.compactMap { key in entries[key].map { FamilyMember(window: $0.window, tie: $0.tie ?? .transient) } }
+            .sorted { $0.window < $1.window }
     }
+
+    public func tie(of window: UInt32) -> FamilyTie? { entry(forWindow: window)?.tie }
 
     public func describe(_ window: UInt32) -> String {
         switch naming {
@@ -451,6 +475,7 @@ public final class NoWindows: WindowSource {
     public func openInstances() -> [PopupInstance] { [] }
     public func windowAreas() -> [Area] { [] }
     public func isPresent(_ window: UInt32) -> Bool { false }
-    public func familyMembers(of window: UInt32) -> [UInt32] { [] }
+    public func familyMembers(of window: UInt32) -> [FamilyMember] { [] }
+    public func tie(of window: UInt32) -> FamilyTie? { nil }
     public func describe(_ window: UInt32) -> String { "\(window)" }
 }

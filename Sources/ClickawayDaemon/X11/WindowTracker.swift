@@ -68,8 +68,12 @@ final class WindowTracker {
     /// The top-levels seen by their client's `_NET_WM_PID` (`seen`, by process).
     private var topsOfPid: [Int32: Set<WindowID>] = [:]
     /// Seen windows that may belong to a family: override-redirect and nobody's frame, or
-    /// transient for another window. `settleFamilies` places only these.
+    /// transient for another window. `placeFamilyCandidates` places only these.
     private var familyCandidates: Set<WindowID> = []
+    /// The seen top-levels transient for each window (WM_TRANSIENT_FOR names a client).
+    private var transientsFor: [WindowID: Set<WindowID>] = [:]
+    /// The seen unmanaged override-redirect top-levels of each X client (`x.clientBase`).
+    private var overrideRedirectOfClient: [WindowID: Set<WindowID>] = [:]
     /// `_NET_WM_WINDOW_TYPE` atoms' names, asked once each.
     private var atomNames: [Atom: String] = [:]
 
@@ -93,15 +97,16 @@ final class WindowTracker {
     private func setSeen(_ top: WindowID, _ s: Seen?) {
         if let old = seen[top] {
             if topOfClient[old.client] == top { topOfClient[old.client] = nil }
-            if old.properties.pid != 0 {
-                topsOfPid[old.properties.pid]?.remove(top)
-                if topsOfPid[old.properties.pid]?.isEmpty == true { topsOfPid[old.properties.pid] = nil }
-            }
+            if old.properties.pid != 0 { Self.remove(top, from: &topsOfPid, at: old.properties.pid) }
+            if old.properties.transientFor != 0 { Self.remove(top, from: &transientsFor, at: old.properties.transientFor) }
+            if old.unmanagedOverrideRedirect { Self.remove(top, from: &overrideRedirectOfClient, at: x.clientBase(of: old.client)) }
         }
         seen[top] = s
         if let s {
             topOfClient[s.client] = top
             if s.properties.pid != 0 { topsOfPid[s.properties.pid, default: []].insert(top) }
+            if s.properties.transientFor != 0 { transientsFor[s.properties.transientFor, default: []].insert(top) }
+            if s.unmanagedOverrideRedirect { overrideRedirectOfClient[x.clientBase(of: s.client), default: []].insert(top) }
             if s.unmanagedOverrideRedirect || s.properties.transientFor != 0 {
                 familyCandidates.insert(top)
             } else {
@@ -110,6 +115,11 @@ final class WindowTracker {
         } else {
             familyCandidates.remove(top)
         }
+    }
+
+    private static func remove<Key: Hashable>(_ top: WindowID, from index: inout [Key: Set<WindowID>], at key: Key) {
+        index[key]?.remove(top)
+        if index[key]?.isEmpty == true { index[key] = nil }
     }
 
     /// How many WM_TRANSIENT_FOR links a family is followed through (a dialog of a dialog ...).
@@ -137,9 +147,15 @@ final class WindowTracker {
         watchedFor = [:]
         mapped = [:]
         mapOrder = [:]
-        for window in roster.stacking { enqueue(window) }
+        for window in roster.stacking {
+            // Mapped before the daemon started: in the order they are stacked, the nearest
+            // there is to the order they were mapped in.
+            mapsSeen += 1
+            mapOrder[window] = mapsSeen
+            enqueue(window)
+        }
         _ = finishReads(now: now)
-        settleFamilies(now: now)
+        placeFamilyCandidates(now: now)
     }
 
     /// A new config: roles are matched again against the windows already on screen, by the
@@ -172,7 +188,7 @@ final class WindowTracker {
         case .all:
             for window in roster.stacking where roster[window] == nil && seen[window] != nil { enqueue(window, reading: false) }
         }
-        settleFamilies(now: now, force: true)
+        placeFamilyCandidates(now: now)
     }
 
     /// The window matches in `new` and not in `old`, as indices into `new.windowMatches`: a
@@ -369,20 +385,20 @@ final class WindowTracker {
         readOrder.append(top)
     }
 
-    /// A read is done: places the window (done in `advance`), settles the families when the
-    /// open instances changed, reads it again when a property changed meanwhile.
+    /// A read is done: places the window (done in `advance`), brings the windows tied to it
+    /// along when it opened or closed a popup, reads it again when a property changed meanwhile.
     private func finish(_ read: WindowRead, changed: Bool, now: Int64) -> Bool {
         reads[read.top] = nil
         readOrder.removeAll { $0 == read.top }
         if read.again { enqueue(read.top) }
-        if read.wasInstance != isInstance(read.top) { settleFamilies(now: now) }
+        instanceChanged(read.top, from: read.wasInstance, now: now)
         return changed
     }
 
     private func placeSettling(_ top: WindowID, now: Int64) -> Bool {
-        let wasInstance = isInstance(top)
+        let was = instanceWindow(top)
         let changed = place(top, now: now)
-        if isInstance(top) != wasInstance { settleFamilies(now: now) }
+        instanceChanged(top, from: was, now: now)
         return changed
     }
 
@@ -397,16 +413,16 @@ final class WindowTracker {
         case .reparentNotify(let e): e.window
         default: nil
         }
-        let wasInstance = window.map(isInstance) ?? false
+        let was = window.flatMap(instanceWindow)
         let changed = applyToRoster(event, now: now)
-        if wasInstance, let window, !isInstance(window) { settleFamilies(now: now) }
+        if let window, was != nil { instanceChanged(window, from: was, now: now) }
         return changed
     }
 
-    /// Whether `top` is an open popup instance (not a window of a family).
-    private func isInstance(_ top: WindowID) -> Bool {
-        guard let entry = roster[top] else { return false }
-        return entry.roles.popup != nil && entry.family == nil
+    /// The window of the open popup instance at `top` (not a window of a family), or nil.
+    private func instanceWindow(_ top: WindowID) -> WindowID? {
+        guard let entry = roster[top], entry.roles.popup != nil, entry.family == nil else { return nil }
+        return entry.window
     }
 
     private func applyToRoster(_ event: XEvent, now: Int64) -> Bool {
@@ -491,6 +507,12 @@ final class WindowTracker {
     /// rather than a menu, a launcher or a dropdown; false for a window not looked at yet.
     func isFrame(_ top: WindowID) -> Bool { seen[top].map { !$0.unmanagedOverrideRedirect } ?? false }
 
+    /// Whether the top-level was read and is neither a popup nor a window of one's family.
+    func isReadAndNoPopups(_ top: WindowID) -> Bool {
+        guard seen[top] != nil else { return false }
+        return roster[top].map { $0.roles.popup == nil && $0.family == nil } ?? true
+    }
+
     /// The override-redirect windows mapped after the first of the open popup instances: the
     /// menus, launchers and dropdowns of other programs opened since a popup was. Read when
     /// the shield maps, which may come a while after the popup's window (its read, a paced
@@ -503,53 +525,85 @@ final class WindowTracker {
         })
     }
 
-    /// The keys of the open popup instances (not their family's windows).
-    private func openInstanceKeys() -> Set<WindowID> { roster.instanceKeys }
-
-    /// Places again every window that may belong to a family (one that is transient for
-    /// another, or override-redirect), bottom to top, until the open instances stop changing:
-    /// a popup opening takes in its dialogs and menus, one closing lets them go (they may
-    /// become popups of their own). Called when the open instances changed, not per event.
-    private func settleFamilies(now: Int64, force: Bool = false) {
+    /// Places every window that may belong to a family (one that is transient for another, or
+    /// override-redirect), in the order they were mapped, so that a popup is placed before the
+    /// menus it opened: at start and for a new model, where any tie may have changed. Again
+    /// while that changes which windows are open instances (a transient link to a window
+    /// mapped after it), at most three times.
+    private func placeFamilyCandidates(now: Int64) {
         guard !familyCandidates.isEmpty else { return }
-        var before = force ? nil : Optional(openInstanceKeys())
+        let ordered = familyCandidates.sorted { mapOrder[$0] ?? 0 < mapOrder[$1] ?? 0 }
+        var before = roster.instanceKeys
         for _ in 0..<3 {
-            for top in roster.stacking where familyCandidates.contains(top) { place(top, now: now) }
-            let after = openInstanceKeys()
+            for top in ordered { place(top, now: now) }
+            let after = roster.instanceKeys
             if after == before { return }
             before = after
         }
     }
 
-    /// The open instance (its window and popup) that the window seen at `top` belongs to:
-    /// the one it is transient for, at any depth (a dialog's dialog), else, for an
-    /// override-redirect window, the topmost open instance of the same X client (GTK's and
-    /// Qt's menus, dropdowns and tooltips, Xt menus, dzen2's body). Popups with
-    /// `family = false` have none.
-    private func familyOwner(of top: WindowID, _ s: Seen) -> (window: WindowID, popup: Int32)? {
+    /// `top` opened a popup instance or stopped being one (`was`: its window then): only the
+    /// windows tied to it are placed again, never every window. One that opened takes in the
+    /// windows transient for it (at any depth) and its client's override-redirect windows
+    /// mapped after it that were placed before it was (their reads may finish first). One that
+    /// closed lets its family go: each member is placed again by its own ties (a transient
+    /// link to another open popup) or on its own, never by client alone: a burst of one
+    /// program's popups closing in turn costs each window one placing, not one per close.
+    private func instanceChanged(_ top: WindowID, from was: WindowID?, now: Int64) {
+        let window = instanceWindow(top)
+        guard window != was else { return }
+        if let was {
+            let members = roster.memberKeys(of: was).sorted { mapOrder[$0] ?? 0 < mapOrder[$1] ?? 0 }
+            for member in members { place(member, now: now, byClient: false) }
+        }
+        guard let window, let opened = seen[top] else { return }
+        var tied: Set<WindowID> = []
+        var links = [window]
+        for _ in 0..<Self.transientDepth where !links.isEmpty {
+            let next = links.flatMap { transientsFor[$0] ?? [] }.filter { tied.insert($0).inserted }
+            links = next.compactMap { seen[$0]?.client }
+        }
+        let since = mapOrder[top] ?? 0
+        for other in overrideRedirectOfClient[x.clientBase(of: opened.client)] ?? [] where other != top {
+            if (mapOrder[other] ?? 0) > since, roster[other]?.family != window { tied.insert(other) }
+        }
+        for other in tied.sorted(by: { mapOrder[$0] ?? 0 < mapOrder[$1] ?? 0 }) { place(other, now: now) }
+    }
+
+    /// The open instance (its window and popup) that the window seen at `top` belongs to, and
+    /// why: the one it is transient for, at any depth (a dialog's dialog); else, for an
+    /// override-redirect window and `byClient`, the open instance of the same X client mapped
+    /// last before it (GTK's and Qt's menus, dropdowns and tooltips, Xt menus, dzen2's body).
+    /// A window already on screen when the popup opened (an eww bar beside its popup) is not
+    /// tied to it by client. Popups with `family = false` have none.
+    private func familyOwner(of top: WindowID, _ s: Seen, byClient: Bool) -> (window: WindowID, popup: Int32, tie: FamilyTie)? {
         // GTK's grab-transfer window and the like: nothing to click on.
         guard !s.inputOnly else { return nil }
         var link = s.properties.transientFor
         for _ in 0..<Self.transientDepth where link != 0 && link != s.client {
             if let entry = roster.entry(forWindow: link) {
-                if let owner = entry.family { return ownerWithFamily(owner) }
-                if let popup = roster.popupOf(window: link) { return ownerWithFamily(link, popup) }
+                if let owner = entry.family { return ownerWithFamily(owner, tie: .transient) }
+                if let popup = roster.popupOf(window: link) { return ownerWithFamily(link, popup, tie: .transient) }
             }
             guard let next = topOfClient[link].flatMap({ seen[$0] }) else { break }
             link = next.properties.transientFor
         }
-        guard s.unmanagedOverrideRedirect else { return nil }
-        for key in roster.stacking.reversed() where key != top {
-            guard let entry = roster[key], entry.family == nil, let popup = roster.popupOf(window: entry.window),
-                  x.sameClient(entry.window, s.client) else { continue }
-            return ownerWithFamily(entry.window, popup)
+        guard byClient, s.unmanagedOverrideRedirect else { return nil }
+        let mappedAt = mapOrder[top] ?? 0
+        var best: (key: WindowID, order: UInt64)?
+        for key in roster.instanceKeys where key != top {
+            let order = mapOrder[key] ?? 0
+            guard order < mappedAt, order > best?.order ?? 0, let entry = roster[key], x.sameClient(entry.window, s.client),
+                  roster.popupOf(window: entry.window) != nil else { continue }
+            best = (key, order)
         }
-        return nil
+        guard let best, let entry = roster[best.key] else { return nil }
+        return ownerWithFamily(entry.window, tie: .sameClient)
     }
 
-    private func ownerWithFamily(_ window: WindowID, _ popup: Int32? = nil) -> (window: WindowID, popup: Int32)? {
+    private func ownerWithFamily(_ window: WindowID, _ popup: Int32? = nil, tie: FamilyTie) -> (window: WindowID, popup: Int32, tie: FamilyTie)? {
         guard let popup = popup ?? roster.popupOf(window: window), roster.model.popups[Int(popup)].family else { return nil }
-        return (window, popup)
+        return (window, popup, tie)
     }
 
     /// Gives the window seen at `top` its place: a popup of its own, an anchor or exclusion,
@@ -558,15 +612,15 @@ final class WindowTracker {
     /// member; one that opens another popup (a nested popup by configuration) keeps that.
     /// From what was read: no round trip.
     @discardableResult
-    private func place(_ top: WindowID, now: Int64) -> Bool {
+    private func place(_ top: WindowID, now: Int64, byClient: Bool = true) -> Bool {
         guard let s = seen[top] else { return roster.forget(top) }
         var roles = roster.model.roles(for: s.properties)
-        let owner = familyOwner(of: top, s)
+        let owner = familyOwner(of: top, s, byClient: byClient)
         if let owner, roles.popup == nil || roles.popup == owner.popup { roles.popup = nil }
         let family = owner.flatMap { roles.popup == nil ? $0.window : nil }
         guard !roles.isNone || family != nil else { return roster.forget(top) }
         return roster.update(top, window: s.client, rect: s.rect, properties: s.properties, details: s.supportsDelete,
-                             roles: roles, family: family, now: now)
+                             roles: roles, family: family, tie: owner?.tie ?? .transient, now: now)
     }
 
     // MARK: -
@@ -689,7 +743,7 @@ final class WindowTracker {
                     return .finished(changed: false)
                 }
                 read.attributes = attributes
-                read.wasInstance = isInstance(top)
+                read.wasInstance = instanceWindow(top)
                 // The search's first level, answered: WM_STATE on the top-level, else its
                 // children are the next level, else it is its own client (`ownClient`).
                 let managed = try first.wmState.results[0].get()
@@ -817,8 +871,9 @@ private final class WindowRead {
     let top: WindowID
     fileprivate var stage: WindowTracker.Stage
     var attributes: WindowAttributes?
-    /// Whether it was an open instance when the read began: if that changes, families settle again.
-    var wasInstance = false
+    /// The instance's window, if it was an open instance when the read began: if that
+    /// changes, the windows tied to it follow.
+    var wasInstance: WindowID?
     /// A property changed while it was read: read it again after.
     var again = false
 
