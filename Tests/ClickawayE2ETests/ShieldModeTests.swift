@@ -83,7 +83,8 @@ struct ShieldModeTests {
         let menu: TestWindow
         do {
             defer { kill(pid, SIGCONT) }
-            popup = try f.client.createWindow(at: Layout.popup, wmClass: WMClass(instance: "pop", windowClass: "Pop"))
+            popup = try f.client.createWindow(at: Layout.popup, wmClass: WMClass(instance: "pop", windowClass: "Pop"),
+                                              closesOnDelete: true)
             menu = try other.createWindow(at: Rect(x: 600, y: 300, width: 100, height: 100), overrideRedirect: true)
         }
         try f.sync()
@@ -95,12 +96,30 @@ struct ShieldModeTests {
         #expect(try at(earlier.id) < at(shield), "the window mapped before the popup is above the shield")
         #expect(try at(popup.id) < at(shield))
 
-        // A click on the menu reaches it and leaves the popup open.
+        // A click on the menu (it holds no grab of its own) is decided as in the grab mode:
+        // outside the popup, which is dismissed, and swallowed.
         try f.click(650, 350)
+        #expect(f.client.deleteRequests(popup) == 1)
         try other.drain()
-        #expect(other.presses(menu) == [Click(button: 1, x: 50, y: 50)])
-        #expect(f.client.deleteRequests(popup) == 0)
+        #expect(other.presses(menu) == [])
+    }
+
+    /// The same with `outside_click = "replay"`: the click on the window above the shield
+    /// dismisses the popup and goes on to the window, as in the grab mode.
+    @Test func aClickAboveTheShieldIsReplayedAsInTheGrabMode() throws {
+        let f = try DaemonFixture(config: Self.pop + "outside_click = \"replay\"\n", backend: .shield)
+        try f.startDaemon()
+        let popup = try f.window(Layout.popup, class: "Pop")
+        let other = try TestClient(display: f.xvfb.display)
+        let notification = try other.createWindow(at: Rect(x: 600, y: 300, width: 100, height: 100), overrideRedirect: true)
+        try f.sync()
         #expect(try f.openPopups() == ["pop"])
+        try f.click(650, 350)
+        #expect(f.client.deleteRequests(popup) == 1)
+        try f.eventually("the click to reach the window above the shield") {
+            try other.drain()
+            return other.presses(notification) == [Click(button: 1, x: 50, y: 50)]
+        }
     }
 
     /// Another client unmaps the shield while a popup is open: it comes back on top of the

@@ -20,6 +20,8 @@ public final class X11Display: Display {
     private let tracker: WindowTracker
     private let buttonGrabs: PassiveGrabSet
     private let escapeGrabs: PassiveGrabSet
+    /// Shield mode: the grabs on the windows above the shield.
+    private let aboveGrabs: AboveShieldGrabs
     private let escapeKeycodes: [UInt8]
     /// How clicks reach the daemon: grabs on the root, or the shield window.
     private var interception: Interception = .grab {
@@ -114,6 +116,7 @@ public final class X11Display: Display {
         let locks = LockModifiers(x: x)
         buttonGrabs = PassiveGrabSet(x: x, locks: locks)
         escapeGrabs = PassiveGrabSet(x: x, locks: locks)
+        aboveGrabs = AboveShieldGrabs(x: x, locks: locks, logger: logger)
         escapeKeycodes = ((try? x.keycodes(forKeysym: Keysym.escape)) ?? []).sorted()
         if escapeKeycodes.isEmpty { logger.warning("no key produces Escape in the keyboard map: escape = true has no effect") }
         do {
@@ -267,6 +270,18 @@ public final class X11Display: Display {
         guard interception == .shield else { return }
         shield?.keepAbove(stacking: tracker.stacking, mappedWindows: tracker.mapped, isFrame: tracker.isFrame,
                           now: MonotonicClock.milliseconds())
+        grabAboveShield()
+    }
+
+    /// Shield mode: the open popups' buttons grabbed on the windows above the shield that are
+    /// read and no popup's (`AboveShieldGrabs`), so that a click there is decided as in the
+    /// grab mode; none while no popup is open.
+    private func grabAboveShield() {
+        guard interception == .shield, wanted.active, let shield, shield.mapped else {
+            return aboveGrabs.update(windows: [], buttons: [])
+        }
+        let windows = shield.windowsAbove(isFrame: tracker.isFrame).filter(tracker.isReadAndNoPopups)
+        aboveGrabs.update(windows: windows, buttons: wanted.buttons.buttons.map { .button(UInt8($0)) })
     }
 
     /// Handles what is the display's own; returns what the daemon must see.
@@ -337,6 +352,9 @@ public final class X11Display: Display {
         if swallow {
             x.allowEvents(.asyncPointer, time: time)
             shieldHoldsAClick = onShieldGrab
+        } else if aboveGrabs.isGrabWindow(click.token.window) {
+            // A window above the shield: nothing covers it, the press goes on to it.
+            x.allowEvents(.replayPointer, time: time)
         } else if let shield, onShieldGrab || shield.mapped {
             // Buttons 1-3 focus on a click; the wheel does not.
             windowUnder = shield.replay(x: click.x, y: click.y, time: time, findWindowUnder: onShieldGrab && click.button <= 3)
@@ -419,6 +437,7 @@ public final class X11Display: Display {
             shieldHoldsAClick = false
             pointerOnShield = false
             interception = .grab
+            aboveGrabs.update(windows: [], buttons: [])
         }
         return nil
     }
@@ -459,6 +478,7 @@ public final class X11Display: Display {
             if pointerOnShield && shield.pinholeIsInAHole { pointerOnShield = false }
             grabOverShield()
         }
+        grabAboveShield()
         let wantsEscape = (showTakesEscape && interception == .grab) || engine.open.contains { popups[Int($0.popup)].escape }
         escapeGrabs.request(wantsEscape ? escapeKeycodes.map(PassiveGrabSet.Input.key) : [])
     }
@@ -492,7 +512,7 @@ public final class X11Display: Display {
     }
 
     /// Whether grabs wait for the server's answer (`collectRefusals`).
-    private var grabsChecking: Bool { buttonGrabs.isChecking || escapeGrabs.isChecking }
+    private var grabsChecking: Bool { buttonGrabs.isChecking || escapeGrabs.isChecking || aboveGrabs.isChecking }
 
     /// The grabs the server refused, once it has answered them: logged, and told to the
     /// daemon (`notices`; whether any waits). A button refused in the grab mode makes `auto`
@@ -501,6 +521,7 @@ public final class X11Display: Display {
     private func collectRefusals() -> Bool {
         // `notices` is changed only by statements that call nothing else (`told` first): it
         // has no runtime exclusivity check.
+        aboveGrabs.collectRefusals()
         let refused = buttonGrabs.collectRefusals()
         if let first = refused.first {
             if interception == .shield {
@@ -607,6 +628,7 @@ public final class X11Display: Display {
     public func release() {
         buttonGrabs.release()
         escapeGrabs.release()
+        aboveGrabs.update(windows: [], buttons: [])
         shield = nil
         x.flush()
     }
