@@ -293,6 +293,47 @@ import XTestHarness
         }
     }
 
+    /// A window of the popup's process with its app_id that was there before the popup opened
+    /// (footclient's other windows, a program's bar) is a bystander: a click on it dismisses
+    /// the popup. One opened after the popup is in its family.
+    @Test func aWindowOfThePopupsProcessOpenedBeforeItIsOutside() throws {
+        let config = """
+            [defaults]
+            grace_ms = 0
+
+            [[popup]]
+            name = "menu"
+            window = { app_id = "clickaway-test-bystander", title = "menu" }
+            """
+        try withWaylandDaemon(.sway, config: config) { f in
+            let events = try f.monitor()
+            let bar = try TestToplevel(display: f.compositor.waylandSocket, appId: "clickaway-test-bystander", title: "bar-before",
+                                       width: 200, height: 150)
+            try f.compositor.command(#"[title="bar-before"] move position 1000 450"#)
+            // An app_id of its own: other tests' popups on the shared sway match "clickaway-test-menu".
+            let window = try TestToplevel(display: f.compositor.waylandSocket, appId: "clickaway-test-bystander", title: "menu",
+                                          width: 300, height: 200)
+            try f.compositor.command(#"[app_id="clickaway-test-bystander" title="^menu$"] move position 100 100"#)
+            #expect(try events.await(.opened)["popup"]?.stringValue == "menu")
+            let dialog = try TestToplevel(display: f.compositor.waylandSocket, appId: "clickaway-test-bystander", title: "dialog-after",
+                                          width: 200, height: 150)
+            try f.compositor.command(#"[title="dialog-after"] move position 1000 250"#)
+            try f.eventually("the dialog, and not the bar, to join the menu's family") {
+                try window.dispatch()
+                try dialog.dispatch()
+                try bar.dispatch()
+                let open = try f.status()["open"]?.arrayValue ?? []
+                guard open.count == 1, let members = open.first?["members"]?.arrayValue, members.count == 1,
+                      let member = members.first?.stringValue else { return false }
+                return open.first?["ties"]?[member]?.stringValue == "same-process"
+            }
+            // Away from where the other tests on the shared sway click: these windows go when the test ends.
+            try f.click(1100, 525)
+            #expect(try events.await(.dismissed)["popups"] == .array([.string("menu")]), "a click on the bar did not dismiss")
+            try window.waitForCloseRequest()
+        }
+    }
+
     /// A second window of the popup's process with its app_id (a GTK program's file dialog:
     /// sway's tree shows no parent link) belongs to the popup: no second popup, a click on it
     /// is inside.
