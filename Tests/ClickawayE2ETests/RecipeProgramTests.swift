@@ -8,8 +8,9 @@ import Testing
 import XTestHarness
 
 /// The recipes in config/recipes, as they ship, with the real programs they name, started as
-/// their headers say, under openbox in both X11 modes: a click inside leaves the program
-/// alone, a click outside ends it the way the recipe says. (dzen2.toml runs in "Real
+/// their headers say (the commands and settings read out of the recipe files), under openbox
+/// in the X11 modes: a click inside leaves the program alone, a click outside ends it the way
+/// the recipe says. (The bars' recipes and dzen2.toml run in "Bar recipes with their
 /// programs"; eww is not in Debian, and its recipes say so.)
 @Suite("Recipes with their programs")
 struct RecipeProgramTests {
@@ -28,32 +29,38 @@ struct RecipeProgramTests {
     /// Runs `program` as the recipe says; a click at `inside` (relative to its window) leaves
     /// it, a click outside ends it. Returns its exit and what it printed.
     func insideKeepsOutsideEnds(_ r: ProgramsRun, _ program: String, windowClass: String, popup: String,
-                                inside: (x: Int32, y: Int32)) throws -> (exit: String, output: String) {
+                                inside: (x: Int32, y: Int32), ready: (ChildProcess) throws -> Void = { _ in }) throws
+        -> (exit: String, output: String) {
         let (process, output) = try r.start(windowClass, "exec \(program)")
         defer { process.stop() }
         let window = try r.awaitWindow("the \(windowClass) window", of: process) { $0.properties.windowClass == windowClass }
         _ = try r.awaitEvent(.opened, popup: popup)
+        try ready(process)
         try r.click(window.rect.x + inside.x, window.rect.y + inside.y)
         let quiet = try r.dismissalsSoFar().isEmpty
         #expect(process.isRunning && quiet, "a click on \(popup) ended it")
         try r.click(Self.outside.x, Self.outside.y)
-        let exit = try r.awaitExit(process, "close on WM_DELETE_WINDOW")
+        let exit = try r.step("the click outside") { try r.awaitExit(process, "close on WM_DELETE_WINDOW") }
         return (exit, r.read(output))
     }
 
-    @Test(arguments: XBackend.allCases) func yadCalendar(_ backend: XBackend) throws {
+    @Test(arguments: BarRecipeTests.modes) func yadCalendar(_ backend: XBackend) throws {
         let r = try run("yad.toml", backend)
         let ended = try insideKeepsOutsideEnds(
-            r, "yad --calendar --class=ClickawayCalendar --undecorated --no-buttons --on-top --skip-taskbar --mouse",
+            r, try RecipeSetup.block("yad.toml", startingWith: "yad --calendar"),
             windowClass: "ClickawayCalendar", popup: "yad-calendar", inside: (100, 12))
         #expect(ended.exit == "exit status 252")
         #expect(ended.output.isEmpty, "yad printed \(ended.output)")
     }
 
-    @Test(arguments: XBackend.allCases) func scratchTerminal(_ backend: XBackend) throws {
+    @Test(arguments: BarRecipeTests.modes) func scratchTerminal(_ backend: XBackend) throws {
         let r = try run("xterm.toml", backend)
-        _ = try insideKeepsOutsideEnds(r, "xterm -class Popup -geometry 80x20+200+200", windowClass: "Popup",
-                                       popup: "scratch-terminal", inside: (40, 40))
+        _ = try insideKeepsOutsideEnds(r, try RecipeSetup.block("xterm.toml", startingWith: "xterm -class"), windowClass: "Popup",
+                                       popup: "scratch-terminal", inside: (40, 40)) { xterm in
+            // xterm answers WM_DELETE_WINDOW by hanging up its shell, and ends when the shell
+            // does: a hangup before its child has become the shell can be lost.
+            try RecipeSetup.awaitChild(of: xterm, "xterm's shell")
+        }
         _ = try r.awaitEvent(.closed, popup: "scratch-terminal")
     }
 
@@ -61,8 +68,8 @@ struct RecipeProgramTests {
     /// clock alone, measured as the recipe asks): a click on it goes to tint2, which runs
     /// gsimplecal again and so closes it, and dismisses nothing; a click elsewhere dismisses
     /// the calendar. gsimplecal finds a running calendar through a System V semaphore, one
-    /// for the whole machine: the two modes run one after the other.
-    @Test(.serialized, arguments: XBackend.allCases) func tint2AndGsimplecal(_ backend: XBackend) throws {
+    /// for the whole machine: the modes run one after the other.
+    @Test(.serialized, arguments: BarRecipeTests.modes) func tint2AndGsimplecal(_ backend: XBackend) throws {
         let panelRect = Rect(x: 1180, y: 690, width: 100, height: 30)
         let r = try run("tint2.toml", backend, replacing: [(
             "anchors = [ { rect = [1840, 1050, 80, 30] } ]",
@@ -73,7 +80,7 @@ struct RecipeProgramTests {
             panel_size = \(panelRect.width) \(panelRect.height)
             panel_position = bottom right horizontal
             time1_format = %H:%M
-            clock_lclick_command = gsimplecal
+            \(try RecipeSetup.block("tint2.toml", startingWith: "clock_lclick_command"))
 
             """.write(to: rc, atomically: true, encoding: .utf8)
         let (tint2, _) = try r.start("tint2", "exec tint2 -c \(rc.path)")
