@@ -580,8 +580,8 @@ final class NotificationRun {
         try run.click(lowerPoint.x, lowerPoint.y)
         let dismissed = try run.dismissedSoFar()
         #expect(dismissed == [name], """
-            a click on dunst's notification (mapped after the popup) did not dismiss \(name): dismissed \(dismissed); \
-            hit said:
+            a click on dunst's notification (window \(hex(window.client)), mapped after the popup) did not dismiss \
+            \(name): dismissed \(dismissed); hit said:
             \(hit)
             \(run.logTail)
             """)
