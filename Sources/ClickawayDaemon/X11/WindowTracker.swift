@@ -475,6 +475,9 @@ final class WindowTracker {
             let border = Int32(e.borderWidth)
             let rect = Rect(x: e.rect.x, y: e.rect.y, width: e.rect.width + 2 * border, height: e.rect.height + 2 * border)
             seen[e.window]?.rect = rect
+            // A read under way asked for the geometry before this: read it again once it is
+            // done (yad, mapped where the window manager put it, then moving to --posx).
+            reads[e.window]?.again = true
             return roster.move(e.window, to: rect)
         default:
             return false
