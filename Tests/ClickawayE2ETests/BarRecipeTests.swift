@@ -70,8 +70,8 @@ struct BarRecipeTests {
         // Both runs of the script end: the second closed the first's calendar and opened none.
         try RecipeSetup.awaitScriptsEnded(r, "polybar-calendar.sh", "both runs of the script")
         #expect(try !r.viewable().contains(where: isCalendar), "a calendar is open after the toggle")
-        let status = try r.f.status()
-        #expect(try StatusReport(reply: status).open.isEmpty && status["waiting"]?.arrayValue?.isEmpty != false, "\(status.text)")
+        let report = try r.f.report()
+        #expect(report.open.isEmpty && report.waiting.isEmpty, "open: \(report.open.map(\.popup)), waiting: \(report.waiting.count)")
     }
 
     /// polybar.toml: polybar runs the `[module/popup-calendar]` block the recipe shows, whose
@@ -143,6 +143,8 @@ struct BarRecipeTests {
         try #require(script.contains("-x 1700"), "dzen2.toml's script no longer says -x 1700")
         script = script.replacingOccurrences(of: "-x 1700", with: "-x \(button.x)")
         let r = try ProgramsRun(RealProgramTests.Case(wm: .openbox, backend: backend), config: config)
+        let cal = try ProgramRun.run(["sh", "-c", "command -v cal"], environment: r.environment)
+        try #require(cal.status == 0, "the recipe's script runs cal, which is not installed (Debian: ncal)")
         let bin = r.f.directory.appendingPathComponent("bin")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         let calendarScript = bin.appendingPathComponent("dzen-calendar")
