@@ -198,6 +198,15 @@ struct ValueSlot<Value> {
                   isRepeated: false, expected: Element.expectedValue) { _, word in Element(argument: word).map { Optional.some($0) } }
     }
 
+    /// One of `values` (a table's, not an enum's), or nothing: nil.
+    static func choice(_ values: [String]) -> ValueSlot where Value == String? {
+        ValueSlot(initial: .some(nil), allowedValues: values, defaultDescription: nil, isRepeated: false, expected: "") { _, word -> String?? in
+            // Explicit: a bare nil would be a given value of nil, not a word refused.
+            guard values.contains(word) else { return .none }
+            return .some(word)
+        }
+    }
+
     /// Any number of words, each appended.
     static func repeated<Element: ExpressibleByArgument>(_ initial: [Element]) -> ValueSlot where Value == [Element] {
         ValueSlot(initial: initial, allowedValues: Element.allValueStrings, defaultDescription: nil,
@@ -284,6 +293,29 @@ extension Option {
         self.init(.repeated(wrappedValue), name: name, help: help, completion: completion)
     }
 }
+
+extension Option where Value == String? {
+    /// An option that may be left out, taking one of `values`: choices a table gives rather than an enum.
+    public convenience init(name: NameSpecification, help: ArgumentHelp? = nil, values: [String]) {
+        self.init(.choice(values), name: name, help: help, completion: nil)
+    }
+}
+
+/// Options made from a table rather than declared one by one (`clickawayctl open`'s popup
+/// keys): each is an `Option` or `Flag` named with `.customLong`, listed in the table's order.
+public final class ArgumentList {
+    let members: [ArgumentStorage]
+
+    public init(_ members: [any ListedArgument]) {
+        // Option and Flag, the only conformers, are ArgumentStorage.
+        self.members = members.map { $0 as! ArgumentStorage }
+    }
+}
+
+/// What an `ArgumentList` holds: an `Option` or a `Flag`.
+public protocol ListedArgument: AnyObject {}
+extension Option: ListedArgument {}
+extension Flag: ListedArgument {}
 
 /// A flag: `--name` alone, true when given; or `--name`/`--no-name`, nil when neither is.
 @propertyWrapper

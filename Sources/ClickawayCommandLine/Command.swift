@@ -157,7 +157,7 @@ extension String {
 }
 
 /// The property wrappers of one instance, found by reflection: declaration order, option
-/// groups flattened, each with what it says about itself.
+/// groups and argument lists flattened, each with what it says about itself.
 struct Bindings {
     struct Entry {
         let definition: ArgumentDefinition
@@ -173,6 +173,8 @@ struct Bindings {
             let name = child.label.map { $0.hasPrefix("_") ? String($0.dropFirst()) : $0 } ?? ""
             if let storage = child.value as? ArgumentStorage {
                 entries.append(Entry(definition: storage.definition(propertyName: name), storage: storage))
+            } else if let list = child.value as? ArgumentList {
+                entries += list.members.map { Entry(definition: $0.definition(propertyName: name), storage: $0) }
             } else if let group = child.value as? ArgumentGroup {
                 let inner = Bindings(group.arguments)
                 entries += inner.entries

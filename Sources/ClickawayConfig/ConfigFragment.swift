@@ -69,42 +69,6 @@ struct SettingsOverrides {
     }
 }
 
-/// The keys a popup inherits from `[defaults]` unless it sets them itself.
-struct PopupOptions {
-    var outsideClick: OutsideClick?
-    var trigger: Trigger?
-    var buttons: ButtonSet?
-    var graceMs: Int64?
-    var dismiss: DismissAction?
-    var escape: Bool?
-    var escapeKey: EscapeOutcome?
-    var family: Bool?
-
-    static let builtIn = PopupOptions(outsideClick: .swallow, trigger: .press, buttons: .standard,
-                                      graceMs: 150, dismiss: .close, escape: false, escapeKey: .swallow, family: true)
-
-    /// Keys set here win over `base`.
-    func over(_ base: PopupOptions) -> PopupOptions {
-        PopupOptions(outsideClick: outsideClick ?? base.outsideClick, trigger: trigger ?? base.trigger,
-                     buttons: buttons ?? base.buttons, graceMs: graceMs ?? base.graceMs,
-                     dismiss: dismiss ?? base.dismiss, escape: escape ?? base.escape,
-                     escapeKey: escapeKey ?? base.escapeKey, family: family ?? base.family)
-    }
-
-    func applied(to popup: PopupSpec) -> PopupSpec {
-        var result = popup
-        result.outsideClick = outsideClick ?? result.outsideClick
-        result.trigger = trigger ?? result.trigger
-        result.buttons = buttons ?? result.buttons
-        result.graceMs = graceMs ?? result.graceMs
-        result.dismiss = dismiss ?? result.dismiss
-        result.escape = escape ?? result.escape
-        result.escapeKey = escapeKey ?? result.escapeKey
-        result.family = family ?? result.family
-        return result
-    }
-}
-
 /// A popup as read from its file, before `[defaults]` from every file are known.
 struct PopupDraft {
     /// Complete but for the inherited keys. Values that could not be read are placeholders;

@@ -12,14 +12,12 @@ enum Schema {
     /// Anchors and exclusions: a window or a rectangle, nothing else.
     static let areaKeys = ["window", "rect", "output"]
     static let windowKeys = ["class", "instance", "title", "title_glob", "type", "app_id"]
-    static let dismissActions = ["close", "unmap", "kill"]
 
     /// Coordinates, sizes and slop stay within ±2^20 px (a million, far beyond any screen),
     /// so no sum of them along the deepest region tree can overflow 32 bits.
     static let coordinateLimit = 1 << 20
     static let coordinates = -coordinateLimit...coordinateLimit
     static let sizes = 0...coordinateLimit
-    static let graceLimitMs = Int(PopupFields.graceLimitMs)
 }
 
 /// Maps one file's TOML onto the core model, reporting every problem on the way.
@@ -58,15 +56,13 @@ extension ConfigReader {
                           notify: t["notify"].flatMap(bool))
     }
 
+    /// The `[defaults]` keys a table sets, read by their rows in the rows' order.
     private func options(_ t: TableNode) -> PopupOptions {
-        PopupOptions(outsideClick: t["outside_click"].flatMap { choice($0, of: OutsideClick.self) },
-                     trigger: t["trigger"].flatMap { choice($0, of: Trigger.self) },
-                     buttons: t["buttons"].flatMap(buttons),
-                     graceMs: t["grace_ms"].flatMap { integer($0, in: 0...Schema.graceLimitMs) }.map(Int64.init),
-                     dismiss: t["dismiss"].flatMap(dismissAction),
-                     escape: t["escape"].flatMap(bool),
-                     escapeKey: t["escape_key"].flatMap { choice($0, of: EscapeOutcome.self) },
-                     family: t["family"].flatMap(bool))
+        var options = PopupOptions()
+        for row in PopupFields.options {
+            if let node = t[row.key] { options[row.key] = literal(node, row.shape) }
+        }
+        return options
     }
 
     /// nil for a popup without a usable name, once its other errors are reported: the file
@@ -221,7 +217,18 @@ extension ConfigReader {
         return Insets(top: Int32(top), right: Int32(right), bottom: Int32(bottom), left: Int32(left))
     }
 
-    private func buttons(_ node: Node) -> ButtonSet? {
+    /// A `[defaults]` key's value, by the shape its row gives.
+    private func literal(_ node: Node, _ shape: PopupValueShape) -> PopupLiteral? {
+        switch shape {
+        case .boolean: bool(node).map(PopupLiteral.boolean)
+        case .choice(let names): choice(node, among: names).map(PopupLiteral.string)
+        case .integer(let range): integer(node, in: Int(range.lowerBound)...Int(range.upperBound)).map { .integer(Int64($0)) }
+        case .buttons: buttons(node)
+        case .action(let names): action(node, names)
+        }
+    }
+
+    private func buttons(_ node: Node) -> PopupLiteral? {
         guard let items = array(node, expected: "an array of button numbers like [1, 2, 3]") else { return nil }
         guard !items.isEmpty else {
             report("expected at least one button, found an empty array", at: node)
@@ -236,19 +243,14 @@ extension ConfigReader {
                 seen.append(button)
             }
         }
-        return ButtonSet(seen)
+        return .array(seen.map { .integer(Int64($0)) })
     }
 
-    /// `"close" | "unmap" | "kill" | { command = ["argv0", ...] }`.
-    private func dismissAction(_ node: Node) -> DismissAction? {
-        let expected = Schema.dismissActions.map { "\"\($0)\"" }.joined(separator: ", ") + " or { command = [...] }"
+    /// One of `names` (`"close" | "unmap" | "kill"`) or `{ command = ["argv0", ...] }`.
+    private func action(_ node: Node, _ names: [String]) -> PopupLiteral? {
+        let expected = names.map { "\"\($0)\"" }.joined(separator: ", ") + " or { command = [...] }"
         if node.value.kind == .string {
-            switch choice(node, among: Schema.dismissActions, expected: expected) {
-            case "close": return .close
-            case "unmap": return .unmap
-            case "kill": return .kill
-            default: return nil
-            }
+            return choice(node, among: names, expected: expected).map(PopupLiteral.string)
         }
         guard let t = table(node, expected: expected, allowed: ["command"]) else { return nil }
         guard let command = t["command"] else {
@@ -267,7 +269,7 @@ extension ConfigReader {
             report("the program name must not be empty", at: element(program, of: command))
             return nil
         }
-        return .command(argv)
+        return .table(["command": .array(argv.map(PopupLiteral.string))])
     }
 
     private static let placeholderRect = Rect(x: 0, y: 0, width: 0, height: 0)

@@ -24,34 +24,26 @@ public struct RuntimePopupRequest: Equatable, Sendable {
     public var parent: String?
     /// Rectangles where a click counts as inside, added to `like`'s.
     public var anchors: [Rect]
-    public var outsideClick: OutsideClick?
-    public var trigger: Trigger?
-    public var buttons: ButtonSet?
-    public var graceMs: Int64?
-    public var escape: Bool?
-    public var dismiss: DismissAction?
+    /// The keys of `PopupFields.options` that `clickawayctl open` may set, the ones it sets.
+    public var options: PopupOptions
 
     public init(form: Form, name: String? = nil, like: String? = nil, parent: String? = nil, anchors: [Rect] = [],
-                outsideClick: OutsideClick? = nil, trigger: Trigger? = nil, buttons: ButtonSet? = nil, graceMs: Int64? = nil,
-                escape: Bool? = nil, dismiss: DismissAction? = nil) {
+                options: PopupOptions = PopupOptions()) {
         self.form = form
         self.name = name
         self.like = like
         self.parent = parent
         self.anchors = anchors
-        self.outsideClick = outsideClick
-        self.trigger = trigger
-        self.buttons = buttons
-        self.graceMs = graceMs
-        self.escape = escape
-        self.dismiss = dismiss
+        self.options = options
     }
+
+    /// The rows of the keys a request may set.
+    public static let optionRows = PopupFields.options.filter { $0.openOption != nil }
 
     // MARK: Limits
 
     /// As in the configuration: coordinates within ±2^20, sizes up to 2^20.
     public static let coordinateLimit: Int64 = 1 << 20
-    public static let graceLimitMs = PopupFields.graceLimitMs
     /// How long `pid` waits for the window unless told, and at most.
     public static let defaultTimeoutMs: Int64 = 5000
     public static let maxTimeoutMs: Int64 = 60_000
@@ -62,8 +54,8 @@ public struct RuntimePopupRequest: Equatable, Sendable {
     public static let maxArgumentBytes = 4096
 
     /// The keys a request may have besides "request", in the order `json` writes them.
-    public static let keys = ["popup", "rect", "output", "window", "pid", "timeout_ms", "like", "parent", "anchors",
-                              "outside_click", "trigger", "buttons", "grace_ms", "escape", "dismiss"]
+    public static let keys = ["popup", "rect", "output", "window", "pid", "timeout_ms", "like", "parent", "anchors"]
+        + optionRows.map(\.key)
 
     // MARK: Encoding
 
@@ -81,18 +73,8 @@ public struct RuntimePopupRequest: Equatable, Sendable {
         if let like { fields.append(("like", .string(like))) }
         if let parent { fields.append(("parent", .string(parent))) }
         if !anchors.isEmpty { fields.append(("anchors", .array(anchors.map(\.json)))) }
-        if let outsideClick { fields.append(("outside_click", .string(outsideClick.rawValue))) }
-        if let trigger { fields.append(("trigger", .string(trigger.rawValue))) }
-        if let buttons { fields.append(("buttons", .array(buttons.buttons.map { .int(Int64($0)) }))) }
-        if let graceMs { fields.append(("grace_ms", .int(graceMs))) }
-        if let escape { fields.append(("escape", .bool(escape))) }
-        if let dismiss {
-            switch dismiss {
-            case .close: fields.append(("dismiss", .string("close")))
-            case .unmap: fields.append(("dismiss", .string("unmap")))
-            case .kill: fields.append(("dismiss", .string("kill")))
-            case .command(let argv): fields.append(("dismiss", .object([("command", .array(argv.map(JSON.string)))])))
-            }
+        for row in Self.optionRows {
+            if let value = options[row.key] { fields.append((row.key, value.json)) }
         }
         return fields
     }
@@ -129,12 +111,10 @@ public struct RuntimePopupRequest: Equatable, Sendable {
         parent = try reader.name("parent")
         if let parent, parent == name { throw .init("\(request): a popup cannot be its own parent") }
         anchors = try reader.rects("anchors", limit: Self.maxAnchors)
-        outsideClick = try reader.choice("outside_click", of: OutsideClick.self)
-        trigger = try reader.choice("trigger", of: Trigger.self)
-        buttons = try reader.buttons("buttons")
-        graceMs = try reader.optionalInteger("grace_ms", in: 0...Self.graceLimitMs)
-        escape = try reader.flag("escape")
-        dismiss = try reader.dismiss("dismiss")
+        options = PopupOptions()
+        for row in Self.optionRows where message[row.key] != nil {
+            options[row.key] = try reader.literal(row.key, row.shape)
+        }
     }
 
     /// Reads the fields of one request, each error naming the request and the field.
@@ -201,55 +181,74 @@ public struct RuntimePopupRequest: Equatable, Sendable {
             return Rect(x: Int32(numbers[0]), y: Int32(numbers[1]), width: Int32(numbers[2]), height: Int32(numbers[3]))
         }
 
-        func choice<Choice: RawRepresentable & CaseIterable>(_ key: String, of: Choice.Type) throws(ControlRequest.Invalid) -> Choice?
-        where Choice.RawValue == String {
-            guard let value = message[key] else { return nil }
-            guard let choice = value.stringValue.flatMap(Choice.init(rawValue:)) else {
-                throw fail(key, "one of " + Choice.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))
+        /// A popup key's value, by the shape its row gives.
+        func literal(_ key: String, _ shape: PopupValueShape) throws(ControlRequest.Invalid) -> PopupLiteral {
+            switch shape {
+            case .boolean: return .boolean(try flag(key))
+            case .choice(let names): return .string(try choice(key, among: names))
+            case .integer(let range): return .integer(try integer(key, in: range))
+            case .buttons: return try buttons(key)
+            case .action(let names): return try action(key, names)
             }
-            return choice
         }
 
-        func buttons(_ key: String) throws(ControlRequest.Invalid) -> ButtonSet? {
-            guard let value = message[key] else { return nil }
-            guard let items = value.arrayValue, !items.isEmpty, items.count <= 31 else { throw fail(key, "an array of buttons 1 to 31") }
-            var buttons: [Int] = []
+        func choice(_ key: String, among names: [String]) throws(ControlRequest.Invalid) -> String {
+            guard let name = message[key]?.stringValue, names.contains(name) else {
+                throw fail(key, "one of " + names.map { "\"\($0)\"" }.joined(separator: ", "))
+            }
+            return name
+        }
+
+        func buttons(_ key: String) throws(ControlRequest.Invalid) -> PopupLiteral {
+            guard let items = message[key]?.arrayValue, !items.isEmpty, items.count <= 31 else { throw fail(key, "an array of buttons 1 to 31") }
+            var buttons: [PopupLiteral] = []
             for item in items {
                 guard let b = item.intValue, (1...31).contains(b) else { throw fail(key, "an array of buttons 1 to 31") }
-                buttons.append(Int(b))
+                if !buttons.contains(.integer(b)) { buttons.append(.integer(b)) }
             }
-            return ButtonSet(buttons)
+            return .array(buttons)
         }
 
-        func flag(_ key: String) throws(ControlRequest.Invalid) -> Bool? {
-            guard let value = message[key] else { return nil }
-            guard let flag = value.boolValue else { throw fail(key, "true or false") }
+        func flag(_ key: String) throws(ControlRequest.Invalid) -> Bool {
+            guard let flag = message[key]?.boolValue else { throw fail(key, "true or false") }
             return flag
         }
 
-        func dismiss(_ key: String) throws(ControlRequest.Invalid) -> DismissAction? {
-            guard let value = message[key] else { return nil }
-            switch value.stringValue {
-            case "close": return .close
-            case "unmap": return .unmap
-            case "kill": return .kill
-            case nil: break
-            default: throw fail(key, #""close", "unmap", "kill" or {"command":["program","argument",...]}"#)
+        /// One of `names` or `{"command":[...]}`.
+        func action(_ key: String, _ names: [String]) throws(ControlRequest.Invalid) -> PopupLiteral {
+            let value = message[key]
+            let choices = names.map { "\"\($0)\"" }.joined(separator: ", ") + #" or {"command":["program","argument",...]}"#
+            if let name = value?.stringValue {
+                guard names.contains(name) else { throw fail(key, choices) }
+                return .string(name)
             }
             let limit = RuntimePopupRequest.maxArguments, bytes = RuntimePopupRequest.maxArgumentBytes
-            guard case .object(let pairs) = value, pairs.count == 1, let items = value["command"]?.arrayValue,
+            guard case .object(let pairs)? = value, pairs.count == 1, let items = value?["command"]?.arrayValue,
                   (1...limit).contains(items.count) else {
-                throw fail(key, #""close", "unmap", "kill" or {"command":["program","argument",...]} with 1 to \#(limit) strings"#)
+                throw fail(key, choices + " with 1 to \(limit) strings")
             }
-            var argv: [String] = []
+            var argv: [PopupLiteral] = []
             for item in items {
                 guard let argument = item.stringValue, argument.utf8.count <= bytes, !argument.utf8.contains(0) else {
                     throw fail(key, "a command of strings of at most \(bytes) bytes without NUL")
                 }
-                argv.append(argument)
+                argv.append(.string(argument))
             }
-            guard !argv[0].isEmpty else { throw fail(key, "a command whose program (the first string) is not empty") }
-            return .command(argv)
+            guard argv[0] != .string("") else { throw fail(key, "a command whose program (the first string) is not empty") }
+            return .table(["command": .array(argv)])
+        }
+    }
+}
+
+extension PopupLiteral {
+    /// As the control protocol writes it.
+    public var json: JSON {
+        switch self {
+        case .boolean(let b): .bool(b)
+        case .integer(let n): .int(n)
+        case .string(let s): .string(s)
+        case .array(let items): .array(items.map(\.json))
+        case .table(let pairs): .object(pairs.sorted { $0.key < $1.key }.map { ($0.key, $0.value.json) })
         }
     }
 }

@@ -63,10 +63,7 @@ public final class ClickModel: Sendable {
         for (i, p) in popups.enumerated() { byName[p.name] = Int32(i) }
         indexByName = byName
         parentOf = popups.map { p in p.parent.flatMap { byName[$0] } ?? -1 }
-        traits = popups.map {
-            PopupTraits(buttons: $0.buttons, graceMs: $0.graceMs, clickTrigger: $0.trigger == .click,
-                        swallow: $0.outsideClick == .swallow)
-        }
+        traits = popups.map(PopupTraits.init)
         pause()
         regions = RegionTable(popups: popups)
         pause()
@@ -210,13 +207,6 @@ public enum FamilyTie: String, Sendable, Equatable {
         case .sameProcess: "its process's window with its app_id, opened after it"
         }
     }
-}
-
-struct PopupTraits: Sendable {
-    var buttons: ButtonSet
-    var graceMs: Int64
-    var clickTrigger: Bool
-    var swallow: Bool
 }
 
 extension ClickModel {

@@ -87,6 +87,22 @@ public struct Decision: Sendable, Equatable {
     }
 }
 
+/// What the press path needs of a popup (`ClickModel.traits`), as plain values: no strings
+/// or arrays to retain. Made here, beside the code that reads it.
+struct PopupTraits: Sendable {
+    var buttons: ButtonSet
+    var graceMs: Int64
+    var clickTrigger: Bool
+    var swallow: Bool
+
+    init(_ spec: PopupSpec) {
+        buttons = spec.buttons
+        graceMs = spec.graceMs
+        clickTrigger = spec.trigger == .click
+        swallow = spec.outsideClick == .swallow
+    }
+}
+
 /// Turns each pointer event into one decision, from state already in memory.
 ///
 /// `press` and `release` never allocate: every buffer they touch is sized when the set of

@@ -98,13 +98,7 @@ extension Daemon {
             spec.parent = parent
         }
         spec.anchors += request.anchors.map { .rect($0, output: nil) }
-        spec.outsideClick = request.outsideClick ?? spec.outsideClick
-        spec.trigger = request.trigger ?? spec.trigger
-        spec.buttons = request.buttons ?? spec.buttons
-        spec.graceMs = request.graceMs ?? spec.graceMs
-        spec.escape = request.escape ?? spec.escape
-        spec.dismiss = request.dismiss ?? spec.dismiss
-        return spec
+        return request.options.applied(to: spec)
     }
 
     /// A popup of the configuration or a runtime one, in the model or not yet.

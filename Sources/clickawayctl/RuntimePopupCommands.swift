@@ -5,14 +5,6 @@ import ClickawayJSON
 import ClickawaySystem
 import Glibc
 
-extension OutsideClick: ExpressibleByArgument {}
-extension Trigger: ExpressibleByArgument {}
-
-/// `--dismiss`: the actions on a window; a command comes after `--`.
-enum WindowDismissal: String, CaseIterable, ExpressibleByArgument {
-    case close, unmap, kill
-}
-
 /// Where a runtime popup is and its popup keys, as `open` and `wait` take them.
 struct RuntimePopupOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A screen rectangle: the popup is open until dismissed or closed.", valueName: "x,y,w,h"))
@@ -45,26 +37,17 @@ struct RuntimePopupOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A rectangle where a click counts as inside (repeat for more).", valueName: "x,y,w,h"))
     var anchor: [String] = []
 
-    @Option(help: "What happens to the click that dismisses it.")
-    var outside: OutsideClick?
-
-    @Option(help: ArgumentHelp("The buttons that may dismiss it.", valueName: "1,2,3"))
-    var buttons: String?
-
-    @Option(help: ArgumentHelp("Not dismissed in its first milliseconds.", valueName: "ms"))
-    var grace: Int64?
-
-    @Option(help: "Dismiss on the press, or when press and release are both outside.")
-    var trigger: Trigger?
-
-    @Flag(inversion: .prefixedNo, help: "Whether the Escape key dismisses it (X11).")
-    var escape: Bool?
-
-    @Option(help: "How a click outside closes its window (or give a command after --).")
-    var dismiss: WindowDismissal?
+    /// One option for each popup key a request may set, made from its row.
+    private let keys: [(key: String, option: KeyOption)]
+    private let keyOptions: ArgumentList
 
     @Argument(parsing: .postTerminator, help: ArgumentHelp("A command to run when it is dismissed, without a shell.", valueName: "command"))
     var command: [String] = []
+
+    init() {
+        keys = PopupFields.options.compactMap { row in row.openOption.map { (row.key, KeyOption(row.shape, $0)) } }
+        keyOptions = ArgumentList(keys.map(\.option.argument))
+    }
 
     /// Every option checked before anything is sent (without a place, `open` takes a NAME).
     func validate() throws {
@@ -79,7 +62,6 @@ struct RuntimePopupOptions: ParsableArguments {
         let places = [rect.map { _ in "--rect" }, window.map { _ in "--window" }, pid.map { _ in "--pid" }].compactMap { $0 }
         guard places.count == 1 else { throw ValidationError("give one of --rect, --window and --pid" + (places.isEmpty ? "" : ", not \(places.joined(separator: " and "))")) }
         guard output == nil || rect != nil else { throw ValidationError("--output goes with --rect") }
-        guard dismiss == nil || command.isEmpty else { throw ValidationError("give --dismiss or a command after --, not both") }
         guard timeout >= 0, timeout * 1000 <= Double(RuntimePopupRequest.maxTimeoutMs) else {
             throw ValidationError("--timeout is a number of seconds from 0 to \(RuntimePopupRequest.maxTimeoutMs / 1000)")
         }
@@ -94,17 +76,13 @@ struct RuntimePopupOptions: ParsableArguments {
         if let like { fields.append(("like", .string(like))) }
         if let parent { fields.append(("parent", .string(parent))) }
         if !anchor.isEmpty { fields.append(("anchors", .array(try anchor.map { try Self.rectangle($0, option: "--anchor").json }))) }
-        if let outside { fields.append(("outside_click", .string(outside.rawValue))) }
-        if let trigger { fields.append(("trigger", .string(trigger.rawValue))) }
-        if let buttons {
-            let numbers = buttons.split(separator: ",").map { Int64($0.trimming(while: \.isWhitespace)) }
-            guard !numbers.isEmpty, numbers.allSatisfy({ $0 != nil }) else { throw ValidationError("--buttons is a list like 1,2,3") }
-            fields.append(("buttons", .array(numbers.map { .int($0!) })))
+        for (key, option) in keys {
+            if let value = try option.literal() { fields.append((key, value.json)) }
         }
-        if let grace { fields.append(("grace_ms", .int(grace))) }
-        if let escape { fields.append(("escape", .bool(escape))) }
-        if let dismiss { fields.append(("dismiss", .string(dismiss.rawValue))) }
-        if !command.isEmpty { fields.append(("dismiss", .object([("command", .array(command.map(JSON.string)))]))) }
+        if !command.isEmpty {
+            guard !fields.contains(where: { $0.0 == "dismiss" }) else { throw ValidationError("give --dismiss or a command after --, not both") }
+            fields.append(("dismiss", .object([("command", .array(command.map(JSON.string)))])))
+        }
         do {
             return try RuntimePopupRequest(json: .object(fields), request: "open")
         } catch {
@@ -118,11 +96,11 @@ struct RuntimePopupOptions: ParsableArguments {
     /// The daemon's field names in an error, as the options that set them.
     static func optionWords(_ message: String) -> String {
         var text = message
-        for (field, option) in [("\"outside_click\"", "--outside"), ("\"grace_ms\"", "--grace"), ("\"anchors\"", "--anchor"),
-                                ("\"popup\"", "--name"), ("\"timeout_ms\"", "--timeout")] {
-            text = text.replacingAll(field, with: option)
+        let keys = PopupFields.options.compactMap { row in row.openOption.map { (row.key, $0.name) } }
+        for (field, option) in [("anchors", "anchor"), ("popup", "name"), ("timeout_ms", "timeout")] + keys {
+            text = text.replacingAll("\"\(field)\"", with: "--" + option)
         }
-        for field in ["rect", "output", "window", "pid", "like", "parent", "trigger", "buttons", "escape", "dismiss"] {
+        for field in ["rect", "output", "window", "pid", "like", "parent"] {
             text = text.replacingAll("\"\(field)\"", with: "--\(field)")
         }
         return text
@@ -141,6 +119,50 @@ struct RuntimePopupOptions: ParsableArguments {
         let value = text.hasPrefix("0x") || text.hasPrefix("0X") ? UInt32(text.dropFirst(2), radix: 16) : UInt32(text)
         guard let value, value > 0 else { throw ValidationError("--window \(text): a window id is 0x... (hex) or a decimal number") }
         return Int64(value)
+    }
+}
+
+/// A popup key's option, as its row's shape is typed on the command line.
+enum KeyOption {
+    /// `--name` and `--no-name`.
+    case flag(Flag<Bool?>)
+    /// A choice or an action: one of its words.
+    case word(Option<String?>)
+    case integer(Option<Int64?>)
+    /// `1,2,3`; `name` says which option in an error.
+    case buttons(Option<String?>, name: String)
+
+    init(_ shape: PopupValueShape, _ open: PopupOption.OpenOption) {
+        let name = NameSpecification.customLong(open.name)
+        let help = ArgumentHelp(open.help, valueName: open.valueName)
+        switch shape {
+        case .boolean: self = .flag(Flag(name: name, inversion: .prefixedNo, help: help))
+        case .choice(let names), .action(let names): self = .word(Option(name: name, help: help, values: names))
+        case .integer: self = .integer(Option(name: name, help: help))
+        case .buttons: self = .buttons(Option(name: name, help: help), name: open.name)
+        }
+    }
+
+    var argument: any ListedArgument {
+        switch self {
+        case .flag(let flag): flag
+        case .word(let option), .buttons(let option, _): option
+        case .integer(let option): option
+        }
+    }
+
+    /// What was given, as the request writes it; nil when it was not.
+    func literal() throws -> PopupLiteral? {
+        switch self {
+        case .flag(let flag): return flag.wrappedValue.map(PopupLiteral.boolean)
+        case .word(let option): return option.wrappedValue.map(PopupLiteral.string)
+        case .integer(let option): return option.wrappedValue.map(PopupLiteral.integer)
+        case .buttons(let option, let name):
+            guard let list = option.wrappedValue else { return nil }
+            let numbers = list.split(separator: ",").map { Int64($0.trimming(while: \.isWhitespace)) }
+            guard !numbers.isEmpty, numbers.allSatisfy({ $0 != nil }) else { throw ValidationError("--\(name) is a list like 1,2,3") }
+            return .array(numbers.map { .integer($0!) })
+        }
     }
 }
 

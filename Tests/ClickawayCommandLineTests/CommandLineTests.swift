@@ -61,6 +61,15 @@ struct Shared: ParsableCommand {
     @Flag(help: "Loud.") var loud = false
 }
 
+/// Options made from a table, as clickawayctl makes its popup keys' options.
+struct Tabled: ParsableArguments {
+    /// In a tuple, as clickawayctl keeps them: not options of their own besides the list's.
+    let made = (shade: Option<String?>(name: .customLong("shade"), help: "A shade.", values: ["light", "dark"]),
+                loud: Flag<Bool?>(name: .customLong("loud"), inversion: .prefixedNo, help: "Loud."))
+    let list: ArgumentList
+    init() { list = ArgumentList([made.shade, made.loud]) }
+}
+
 /// A new empty directory; the caller removes it.
 private func scratchDirectory(_ name: String) throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("clickaway-\(name)-\(UUID().uuidString)")
@@ -146,6 +155,20 @@ struct ParsingTests {
         #expect(Suggestion.closest("frobnicate", ["check", "status"]) == nil)
         #expect(Suggestion.closest("", ["a"]) == nil)
         #expect(Suggestion.phrase("stauts", ["status"]) == "; did you mean 'status'?")
+    }
+
+    @Test func argumentListsAreTheCommandsOptionsAndChoicesAreChecked() throws {
+        let parse = { (words: [String]) throws(UsageError) -> Tabled in
+            let tabled = Tabled()
+            try CommandLineParser(bindings: Bindings(tabled)).parse(words)
+            return tabled
+        }
+        let given = try parse(["--shade", "dark", "--no-loud"])
+        #expect(given.made.shade.wrappedValue == "dark" && given.made.loud.wrappedValue == false)
+        let unset = try parse([])
+        #expect(unset.made.shade.wrappedValue == nil && unset.made.loud.wrappedValue == nil)
+        #expect(throws: UsageError.self) { try parse(["--shade", "grey"]) }
+        #expect(Bindings(Tabled()).entries.map(\.definition.allowedValues) == [["light", "dark"], []])
     }
 
     @Test func optionGroupsParseAndValidateWithTheirCommand() {

@@ -9,9 +9,12 @@ import Testing
         .hit(x: -5, y: 1080, button: 3), .monitor,
         .add(RuntimePopupRequest(form: .rect(.init(x: -5, y: 1, width: 30, height: 40), output: "DP-1"))),
         .add(RuntimePopupRequest(form: .window(0x1a00003), name: "cal", like: "calendar", parent: "bar",
-                                 anchors: [.init(x: 1, y: 2, width: 3, height: 4)], outsideClick: .replay, trigger: .click,
-                                 buttons: ButtonSet([1, 3]), graceMs: 0, escape: true, dismiss: .command(["eww", "close", "cal"]))),
-        .wait(RuntimePopupRequest(form: .pid(4242, timeoutMs: 2500), dismiss: .kill)),
+                                 anchors: [.init(x: 1, y: 2, width: 3, height: 4)], options: PopupOptions([
+                                     "outside_click": .string("replay"), "trigger": .string("click"),
+                                     "buttons": .array([.integer(1), .integer(3)]), "grace_ms": .integer(0), "escape": .boolean(true),
+                                     "dismiss": .table(["command": .array(["eww", "close", "cal"].map(PopupLiteral.string))]),
+                                 ]))),
+        .wait(RuntimePopupRequest(form: .pid(4242, timeoutMs: 2500), options: PopupOptions(["dismiss": .string("kill")]))),
         .show(ShowRequest()), .show(ShowRequest(popups: ["menu", "cal"], seconds: 3600, all: true)), .show(.stop),
     ]
 

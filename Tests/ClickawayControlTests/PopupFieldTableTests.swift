@@ -97,6 +97,5 @@ import Testing
         #expect(Set(runtime).isSubset(of: RuntimePopupRequest.keys), "\(Set(runtime).subtracting(RuntimePopupRequest.keys))")
         let requestOnly: Set = ["pid", "timeout_ms", "like"]
         #expect(Set(RuntimePopupRequest.keys).subtracting(requestOnly) == Set(runtime))
-        #expect(RuntimePopupRequest.graceLimitMs == PopupFields.graceLimitMs)
     }
 }
