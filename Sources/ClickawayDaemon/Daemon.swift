@@ -13,11 +13,13 @@ public import Logging
 /// and frees replaced ones (`ConfigReloader`), never touching this state.
 ///
 /// A state machine: each input (a click, the Escape key, windows or outputs changed, a
-/// control request, a reload finished, a deadline, a signal, a connection closed) has one
-/// handler, run from `step()`. A handler changes the state and marks what is stale; it ends
-/// with `settle()`, the one place that brings the model, the engine, the interception and
-/// the announcements in line. Nothing `settle()` runs calls a handler or `settle()` again.
-/// The handlers of control requests, runtime popups and reloads are in `DaemonRequests`,
+/// control request, a reload finished, a model built, a deadline, a signal, a connection
+/// closed) has one handler, run from `step()` and only there: the loop's callbacks only note
+/// what came. A handler changes the state and marks what is stale; `step()` then settles
+/// once (`settle()`, the one place that brings the model, the engine, the interception and
+/// the announcements in line), and what must follow the settled state comes after it
+/// (`AfterSettle`). Nothing `settle()` runs calls a handler or `settle()` again. The handlers
+/// of control requests, runtime popups and reloads are in `DaemonRequests`,
 /// `DaemonRuntimePopups` and `DaemonModels`.
 public final class Daemon {
     let display: any Display
@@ -75,6 +77,9 @@ public final class Daemon {
     /// when a click, a key or a request needs the state as it is.
     @exclusivity(unchecked) var windowsChanged = false
     @exclusivity(unchecked) var pacing = SettlePacing()
+    /// A click, a key or a request came this pass: its settle does not wait for the pace of
+    /// windows' changes, so that what follows sees the state as it is.
+    @exclusivity(unchecked) var unpaced = false
     /// When the changes of windows that wait for `pacing` are settled (`pacedSettleMoved()`).
     let pacedSettle = LoopTimer()
     /// Requests waiting for the display's answer, by the number `ask` gave them.
@@ -82,6 +87,20 @@ public final class Daemon {
     var displaySerial = 0
     /// `clickawayctl show`: the model drawn on the screen (Show/ShowDrawing.swift).
     let show: ShowDrawing
+    /// What this pass does once it has settled, in the order it was handled.
+    var afterSettle: [AfterSettle] = []
+
+    /// What waits for a pass's settle: what must see the state it leaves.
+    enum AfterSettle {
+        /// The daemon has acted on this click: the display may finish it (Wayland's replay).
+        case acted(Click)
+        /// A request answered from the settled state (`status`, `monitor`).
+        case request(ControlRequest, ControlServer.Request)
+        /// The display answered a sync or a pointer probe: the waiter's reply.
+        case displayAnswer(DisplayWaiter, failure: String?, pointerHeldBy: String?)
+        /// A reload's replies and its `reloaded` event, after what it closed is announced.
+        case reloaded(reply: String, to: [ControlServer.Request], event: MonitorEvent?)
+    }
 
     /// `startErrors`: the files had these errors at start, and `config` is the last good
     /// configuration or none (`running`).
@@ -104,7 +123,8 @@ public final class Daemon {
         show = ShowDrawing(display: display, logger: logger)
         model = config.model
         engine = DecisionEngine(model: config.model, outputs: display.outputs)
-        settle()
+        // Appended to after every click: no allocation once a pass has held a few.
+        afterSettle.reserveCapacity(16)
     }
 
     var backend: Backend { backendOverride ?? config.model.settings.backend }
@@ -133,29 +153,52 @@ public final class Daemon {
     }
 
     /// What comes before the first wait: the display's sources and every deadline join the
-    /// loop, and systemd hears the daemon is ready.
+    /// loop, a first pass takes what the display has and settles (the grabs for popups open
+    /// already), and systemd hears the daemon is ready.
     func start() {
         noteUnavailableSources()
         registerWithLoop()
+        step()
         supervision.ready(statusLine())
     }
 
-    /// One pass of the loop between two waits: every input that came, each by its handler.
+    /// One pass of the loop between two waits: every input that came, each by its handler, the
+    /// display's first (a click is decided and answered before anything else runs); then one
+    /// settle; then what must see the settled state. A display with events still queued makes
+    /// the loop's next wait return at once (`PollSource.prepareToSleep`).
     func step() {
         handleDisplayInput()
         handleSignals()
         // With the events read: a window already gone is not mistaken for one that stayed
         // after its dismissal.
         loop.runDueDeadlines()
-        settle()
+        // After the deadlines: the files' changes settle on one (the watcher's debounce).
+        handleReloads()
         while let request = control.nextRequest() { answer(request) }
         for connection in control.takeHangUps() {
             removeRuntime(runtime.owned(by: connection), .waitEnded)
             displayWaiters = displayWaiters.filter { $0.value.origin.connection != connection }
         }
         settle()
-        // Drain before sleeping: what was done since may have queued events.
-        handleDisplayInput()
+        pacedSettleMoved()
+        finishPass()
+    }
+
+    /// What this pass's inputs left for after the settle, in the order they came.
+    func finishPass() {
+        guard !afterSettle.isEmpty else { return }
+        let done = afterSettle
+        afterSettle.removeAll(keepingCapacity: true)
+        for item in done {
+            switch item {
+            case .acted(let click): display.acted(on: click)
+            case .request(let request, let origin): answerSettled(request, origin)
+            case .displayAnswer(let waiter, let failure, let heldBy): reply(to: waiter, failure: failure, pointerHeldBy: heldBy)
+            case .reloaded(let reply, let requests, let event):
+                if let event { monitor.send(event) }
+                for request in requests { control.reply(reply, to: request) }
+            }
+        }
     }
 
     /// SIGHUP reloads; SIGCHLD reaps dismiss commands (after the display's events are read, so
@@ -177,17 +220,13 @@ public final class Daemon {
         loop.add(display)
         display.register(with: loop)
         loop.watch(Signals.pipe.read) { _ in Signals.drain() }
-        reloading.register(with: loop, changed: { [unowned self] in requestReload(because: "a configuration file changed") },
-                           finished: { [unowned self] in finishReload($0) },
-                           built: { [unowned self] in modelBuilt($0) })
+        reloading.register(with: loop)
         loop.schedule(commands.slowCheck) { [unowned self] now in commands.reportSlow(now: now) }
         loop.schedule(closingTimer) { [unowned self] now in expireClosing(now: now) }
         loop.schedule(windowWaits) { [unowned self] now in expireWindowWaits(now: now) }
         loop.schedule(show.expiry) { [unowned self] now in if show.expire(now: now) { unsettled = true } }
-        loop.schedule(pacedSettle) { [unowned self] _ in
-            settle()
-            pacedSettleMoved()
-        }
+        // Wakes the loop: the pass's settle takes what the pace of windows' changes now allows.
+        loop.schedule(pacedSettle) { _ in }
         supervision.register(with: loop)
     }
 
@@ -197,25 +236,23 @@ public final class Daemon {
         while let input = display.nextInput() {
             switch input {
             case .click(let click):
-                // Decided on the windows as they are, answered, and only then the rest.
+                // Decided on the windows as they are, answered, and only then the rest; a
+                // click after it in this pass is decided on what it dismissed.
                 engineFollowsWindows()
                 handle(click)
-                settleNow()
-                display.acted(on: click)
+                afterSettle.append(.acted(click))
+                unpaced = true
             case .escapeKey(let key):
                 engineFollowsWindows()
                 escapePressed(key)
-                settleNow()
+                unpaced = true
             case .changed:
                 windowsChanged = true
                 // A window gone is no longer closing.
                 closingMoved()
-                settle()
-                pacedSettleMoved()
             case .outputsChanged:
                 engine.setOutputs(display.outputs)
                 unsettled = true
-                settle()
             case .synced(let id, let failure):
                 answered(id, failure: failure, pointerHeldBy: nil)
             case .pointerGrab(let id, let heldBy):
@@ -238,7 +275,6 @@ public final class Daemon {
         case .switchedBackend(let backend, let reason):
             monitor.send(.backend(backend: backend, reason: reason))
             unsettled = true
-            settle()
         }
     }
 
@@ -353,7 +389,6 @@ public final class Daemon {
             unsettled = true
         }
         closingMoved()
-        settle()
     }
 
     func expireClosing(now: Int64) {
@@ -384,16 +419,17 @@ public final class Daemon {
 
     /// Brings the runtime popups in line with the windows, asks for a model with the runtime
     /// popups as they are now, brings the engine and the interception in line, and tells
-    /// monitors what opened and closed. The end of every handler; never between a press and
-    /// its answer (`engineFollowsWindows()` alone comes before it). Without a loader thread a
+    /// monitors what opened and closed. Once a pass, from `step()` only, after its handlers;
+    /// never between a press and its answer (`engineFollowsWindows()` alone comes before it). Without a loader thread a
     /// model is swapped in at once, and the runtime popups are looked at again; each such pass
     /// resolves or removes one, so they end.
     func settle() {
         // Not paced while a request waits for the display: what settling sends must be on the
         // wire before the display's last round trip, so that the request sees it done.
-        if windowsChanged && (unsettled || !displayWaiters.isEmpty || pacing.allows(now: MonotonicClock.microseconds())) {
+        if windowsChanged && (unsettled || unpaced || !displayWaiters.isEmpty || pacing.allows(now: MonotonicClock.microseconds())) {
             (windowsChanged, unsettled) = (false, true)
         }
+        unpaced = false
         guard unsettled || (staleModel != nil && !building) else { return }
         let started = MonotonicClock.microseconds()
         defer {
@@ -453,13 +489,6 @@ public final class Daemon {
     /// `runtime` was hoisted to the top, and every click paid for it.
     @inline(never)
     private var hasRuntimePopups: Bool { !runtime.isEmpty }
-
-    /// `settle()` without waiting for the pace of windows' changes: for a click, a key or a
-    /// request, which see the state as it is.
-    func settleNow() {
-        if windowsChanged { unsettled = true }
-        settle()
-    }
 
     /// The names of the open popups, bottom to top.
     var openNames: [String] { engine.open.map { model.popups[Int($0.popup)].name } }

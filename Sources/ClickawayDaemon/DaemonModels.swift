@@ -48,11 +48,16 @@ extension Daemon {
         return received(built)
     }
 
-    /// The loader built a model: swapped in when the runtime popups are still those it was
-    /// built with, else built again.
-    func modelBuilt(_ built: ConfigReloader.Built) {
-        _ = received(built)
-        settle()
+    /// A reload the files' changes call for, and what the loader finished since the last
+    /// pass: reloads first (a model built with the
+    /// replaced configuration, ready with it, is not worth swapping in for a moment), then the
+    /// model built with the runtime popups, swapped in when they are still those it was built
+    /// with (else the settle builds it again).
+    func handleReloads() {
+        if reloading.takeFilesChanged() { requestReload(because: "a configuration file changed") }
+        while let done = reloading.takeFinished() { finishReload(done) }
+        if let built = reloading.takeBuilt() { _ = received(built) }
+        reloading.retireHandedBack()
     }
 
     /// Swaps a built model in if it is still wanted; returns whether it was.
@@ -94,31 +99,32 @@ extension Daemon {
     /// Loads the configuration again, off the loop; `request` (a `clickawayctl reload`) is
     /// answered once the outcome is known.
     func requestReload(because cause: String, replyTo request: ControlServer.Request? = nil) {
-        if let done = reloading.request(because: cause, replyTo: request, runtime: runtime.specs, reloading: supervision.reloading) {
-            finishReload(done)
-        }
+        reloading.request(because: cause, replyTo: request, runtime: runtime.specs, reloading: supervision.reloading)
     }
 
     func finishReload(_ done: Reloading.Finished) {
         if done.outcome.waitedMs > 0 {
             logger.info("waited for the configuration files to stop changing before reading them", metadata: ["ms": "\(done.outcome.waitedMs)"])
         }
-        apply(done.outcome.result, prepared: done.outcome.prepared, because: done.cause)
+        let event = apply(done.outcome.result, prepared: done.outcome.prepared, because: done.cause)
         if let failure = done.outcome.keepFailure { logger.warning("cannot keep this configuration as the last good one: \(failure)") }
         let reply: JSON = switch done.outcome.result {
         case .success(let fresh): ReloadReply(popups: fresh.popupCount, files: fresh.files, waitedMs: done.outcome.waitedMs).json
         case .failure(let error): Refusal("the new configuration was rejected; the previous one keeps running", diagnostics: "\(error)").json
         }
-        for request in done.requests { control.reply(reply.text, to: request) }
+        // Monitors hear what the reload closed (the settle) before they hear of the reload,
+        // and `clickawayctl reload` returns once the interception follows it.
+        afterSettle.append(.reloaded(reply: reply.text, to: done.requests, event: event))
         supervision.ready(statusLine())
-        if let next = reloading.startNext(runtime: runtime.specs, reloading: supervision.reloading) { finishReload(next) }
+        reloading.startNext(runtime: runtime.specs, reloading: supervision.reloading)
     }
 
     /// A valid configuration replaces the running one at once, popups re-matched against
     /// the windows on screen; an invalid one is reported and the running one stays.
     /// `prepared`: its model with the runtime popups registered when the load began, built by
     /// the loader; those registered since are added by a model built off the loop after.
-    func apply(_ result: Result<LoadedConfig, ConfigError>, prepared: ConfigReloader.Prepared?, because cause: String) {
+    /// Returns the `reloaded` event, sent once the pass has settled.
+    func apply(_ result: Result<LoadedConfig, ConfigError>, prepared: ConfigReloader.Prepared?, because cause: String) -> MonitorEvent? {
         let fresh: LoadedConfig
         switch result {
         case .success(let loaded): fresh = loaded
@@ -129,7 +135,7 @@ extension Daemon {
             logger.error("configuration rejected, keeping the previous one (\(cause))\n\(error)")
             monitor.send(.rejected(cause: cause, diagnostics: "\(error)"))
             commands.notifyRejected("\(error)", running: running, enabled: config.model.settings.notify)
-            return
+            return nil
         }
         let hold = LoopHold()
         // The last references to the replaced configuration go to the loader's thread.
@@ -160,15 +166,13 @@ extension Daemon {
         }
         answerRegistered()
         for entry in dropped { tellGone(entry, .gone(popup: entry.name, reason: .reload)) }
-        // Monitors hear what closed before they hear of the reload.
         unsettled = true
-        settle()
         reloading.retire(replaced.take()!, givingBack: shrinking)
         // How long the swap kept the loop (bench/bigconfig reads it).
         logger.info("configuration reloaded (\(cause))", metadata: hold.logged(["popups": "\(fresh.popupCount)"]))
         for note in fresh.notes { logger.notice("\(note)") }
         noteUnavailableSources()
-        monitor.send(.reloaded(cause: cause, popups: fresh.popupCount, files: fresh.files))
+        return .reloaded(cause: cause, popups: fresh.popupCount, files: fresh.files)
     }
 
     /// Whether a reload from `old` popups to `new` frees enough that its memory should go back

@@ -3,16 +3,26 @@ internal import ClickawayControl
 internal import ClickawayCore
 internal import ClickawayJSON
 
-/// Control requests: each answered from memory at once, or once what it waits for is there
-/// (a reload, the display's sync or its answer about the pointer, a runtime popup's model).
+/// Control requests: each handled in the pass it came in, and answered at once, after the
+/// pass's settle when the reply tells of the state (`status`, `monitor`), or once
+/// what it waits for is there (a reload, the display's sync or its answer about the pointer,
+/// a runtime popup's model).
 extension Daemon {
     // MARK: - Control requests
 
     func answer(_ request: ControlServer.Request) {
-        settleNow()
+        // What it asks is settled in this pass without waiting for the pace of windows' changes.
+        unpaced = true
         let reply: JSON
         do {
-            reply = try answer(try ControlRequest(line: request.line), request)
+            let parsed = try ControlRequest(line: request.line)
+            switch parsed {
+            case .status, .monitor:
+                afterSettle.append(.request(parsed, request))
+                return
+            default:
+                reply = try answer(parsed, request)
+            }
         } catch let invalid as ControlRequest.Invalid {
             reply = Refusal(invalid.description).json
         } catch let refusal as Refusal {
@@ -20,9 +30,22 @@ extension Daemon {
         } catch {
             reply = Refusal("\(error)").json
         }
-        settleNow()
         guard reply != .null else { return }
         control.send(reply.text, to: request.client)
+    }
+
+    /// A request that tells of the state, answered once the pass has settled.
+    func answerSettled(_ request: ControlRequest, _ origin: ControlServer.Request) {
+        let reply: JSON
+        do {
+            reply = try answer(request, origin)
+        } catch let refusal as Refusal {
+            reply = refusal.json
+        } catch {
+            reply = Refusal("\(error)").json
+        }
+        guard reply != .null else { return }
+        control.send(reply.text, to: origin.client)
     }
 
     /// The reply to `request`; `.null` when it is answered later or already.
@@ -45,6 +68,8 @@ extension Daemon {
         case .wait(let popup): return try register(popup, origin, waiting: true)
         case .show(let request):
             unsettled = true  // the drawing takes Escape on X11, and gives it back
+            // Drawn from the windows as the display knows them now.
+            engineFollowsWindows()
             return try show.answer(request, engine: engine)
         case .hit(let x, let y, let button):
             // Answered with whether another program holds the pointer, which the display finds out.
@@ -99,10 +124,21 @@ extension Daemon {
 
     func startSync(_ waiter: DisplayWaiter) { display.startSync(ask(waiter)) }
 
-    /// The display answered request `id`: it synced (or failed to), or probed the pointer.
+    /// The display answered request `id`: it synced (or failed to), or probed the pointer. A
+    /// window popup waiting for the sync is registered now; the other replies come from the
+    /// state this pass settles.
     func answered(_ id: Int, failure: String?, pointerHeldBy: String?) {
         guard let waiter = displayWaiters.removeValue(forKey: id) else { return }
-        settleNow()
+        unpaced = true
+        guard case .register = waiter, failure == nil else {
+            afterSettle.append(.displayAnswer(waiter, failure: failure, pointerHeldBy: pointerHeldBy))
+            return
+        }
+        reply(to: waiter, failure: nil, pointerHeldBy: nil)
+    }
+
+    /// The reply to a request that waited for the display.
+    func reply(to waiter: DisplayWaiter, failure: String?, pointerHeldBy: String?) {
         let reply: JSON
         do throws(Refusal) {
             if let failure { throw Refusal(failure) }

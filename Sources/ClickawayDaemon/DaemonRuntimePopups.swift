@@ -64,7 +64,6 @@ extension Daemon {
         case .window(let window): modelChanged(.window(window))
         case .pid: modelChanged(.all)
         }
-        settle()
         // How long the request kept the loop (bench/runtime and bench/bigconfig read it).
         logger.info("runtime popup registered", metadata: hold.logged(["popup": "\(spec.name)", "place": "\(place)"]))
         // Answered by `answerRegistered` or `settleRuntimeWindows`.

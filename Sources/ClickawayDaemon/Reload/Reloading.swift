@@ -29,6 +29,17 @@ final class Reloading {
     /// Whether a load was started and its outcome not taken yet.
     var isLoading: Bool { inProgress != nil }
     private var next: (causes: [String], requests: [ControlServer.Request])?
+    /// The files changed and their changes settled: a reload is due (`takeFilesChanged`).
+    private var filesChanged = false
+    /// Loads finished, not taken yet (`takeFinished`).
+    private var finished: [Finished] = []
+    /// What the loader handed back, kept until `retireHandedBack` so that the loader's thread
+    /// frees it, whatever the daemon took of it; `builtTaken` once `takeBuilt` gave its model.
+    private var handedBack = ConfigReloader.Ready()
+    private var builtTaken = false
+    /// Without a loader thread a load finishes where it is asked for: this wakes the loop at
+    /// once, so that the next `step()` takes it.
+    private let finishedHere = LoopTimer()
 
     init(configFile: String?, environment: [String: String], logger: Logger) {
         self.configFile = configFile
@@ -41,43 +52,66 @@ final class Reloading {
         watcher?.watch(Self.watchedPaths(configFile: configFile, environment: environment))
     }
 
-    /// Watches the files (`changed` once their changes settle) and the loader (`finished`, and
-    /// `built` for a model with runtime popups).
-    func register(with loop: PollLoop, changed: @escaping () -> Void, finished: @escaping (Finished) -> Void,
-                  built: @escaping (ConfigReloader.Built) -> Void) {
+    /// Watches the files and the loader. The loop's callbacks only note what came: the daemon
+    /// takes it in `step()` (`takeFilesChanged`, `takeFinished`, `takeBuilt`).
+    func register(with loop: PollLoop) {
+        loop.schedule(finishedHere) { _ in }
         if let watcher {
             loop.watch(watcher.descriptor) { _ in watcher.read(now: MonotonicClock.milliseconds()) }
-            loop.schedule(watcher.debounce) { now in
-                if watcher.takeDue(now: now) { changed() }
+            loop.schedule(watcher.debounce) { [unowned self] now in
+                if watcher.takeDue(now: now) { filesChanged = true }
             }
         }
         if let reloader {
             loop.watch(reloader.descriptor) { [unowned self] _ in
-                var ready = reloader.takeReady()
-                // The reload first: a model built with the replaced configuration, ready with
-                // it, is not worth swapping in for a moment.
-                if let outcome = ready.outcome, let done = complete(outcome) { finished(done) }
-                if let model = ready.built { built(model) }
-                // The loop's last references, once the daemon has taken what it keeps: a model
-                // it did not take (built for runtime popups that changed since, or a reload's
-                // when it took the configured one) is freed there.
-                if ready.built != nil || ready.outcome != nil { reloader.retire(ready.take()) }
+                let ready = reloader.takeReady()
+                // Newer than anything not taken yet, which the loader's thread frees.
+                if handedBack.built != nil || handedBack.outcome != nil { retireHandedBack() }
+                handedBack = ready
+                if let outcome = ready.outcome, let done = complete(outcome) { finished.append(done) }
             }
         }
     }
 
+    /// Whether the files changed (and settled) since last asked: a reload is due.
+    func takeFilesChanged() -> Bool {
+        defer { filesChanged = false }
+        return filesChanged
+    }
+
+    /// The next finished load, in the order they finished.
+    func takeFinished() -> Finished? {
+        finishedHere.deadline = nil
+        return finished.isEmpty ? nil : finished.removeFirst()
+    }
+
+    /// The model the loader built with runtime popups, once.
+    func takeBuilt() -> ConfigReloader.Built? {
+        guard !builtTaken, let built = handedBack.built else { return nil }
+        builtTaken = true
+        return built
+    }
+
+    /// The loop's last references to what the loader handed back, once the daemon has taken
+    /// what it keeps: a model it did not take (built for runtime popups that changed since,
+    /// or a reload's when it took the configured one) is freed on the loader's thread.
+    func retireHandedBack() {
+        builtTaken = false
+        guard handedBack.built != nil || handedBack.outcome != nil else { return }
+        reloader?.retire(handedBack.take())
+    }
+
     /// Loads the configuration again, off the loop; `request` (a `clickawayctl reload`) is
-    /// answered once the outcome is known. The loader builds the new model with the runtime
-    /// popups `runtime` (those registered now) that fit it. Returns the outcome at once when
-    /// there is no loader thread.
+    /// answered once the outcome is known (`takeFinished`). The loader builds the new model
+    /// with the runtime popups `runtime` (those registered now) that fit it.
     func request(because cause: String, replyTo request: ControlServer.Request?, runtime: [PopupSpec],
-                 reloading: (String) -> Void) -> Finished? {
+                 reloading: (String) -> Void) {
         let requests = request.map { [$0] } ?? []
         guard inProgress == nil else {
             next = ((next?.causes ?? []) + [cause], (next?.requests ?? []) + requests)
-            return nil
+            return
         }
-        return start(causes: [cause], requests: requests, runtime: runtime, reloading: reloading)
+        start(causes: [cause], requests: requests, runtime: runtime, reloading: reloading)
     }
 
     /// Builds `base` with `added` after its popups off the loop; returns it at once when there
@@ -97,22 +131,28 @@ final class Reloading {
     }
 
     /// After one finished: the reload asked for meanwhile, if any, with `runtime` as they are now.
-    func startNext(runtime: [PopupSpec], reloading: (String) -> Void) -> Finished? {
-        guard let queued = next else { return nil }
+    func startNext(runtime: [PopupSpec], reloading: (String) -> Void) {
+        guard let queued = next else { return }
         next = nil
-        return start(causes: queued.causes, requests: queued.requests, runtime: runtime, reloading: reloading)
+        start(causes: queued.causes, requests: queued.requests, runtime: runtime, reloading: reloading)
     }
 
+    /// Without a loader thread the load is done here, and finished like the others.
     private func start(causes: [String], requests: [ControlServer.Request], runtime: [PopupSpec],
-                       reloading: (String) -> Void) -> Finished? {
+                       reloading: (String) -> Void) {
         inProgress = (causes, requests)
         reloading("reloading the configuration (\(causes[0]))")
         // Watched before the load reads: a change while it reads is a change seen.
         watcher?.watch(Self.watchedPaths(configFile: configFile, environment: environment))
         let job = ConfigReloader.Job(configFile: configFile, environment: environment, lastGood: lastGood, runtime: runtime)
-        guard let reloader else { return complete(ConfigReloader.perform(job)) }
+        guard let reloader else {
+            if let done = complete(ConfigReloader.perform(job)) {
+                finished.append(done)
+                finishedHere.deadline = .inMilliseconds(0)
+            }
+            return
+        }
         reloader.start(job)
-        return nil
     }
 
     private func complete(_ outcome: ConfigReloader.Outcome) -> Finished? {

@@ -98,6 +98,10 @@ public final class WaylandDisplay: Display {
         while broken == nil && !client.connection.prepareRead() { dispatch() }
         guard broken == nil else { return true }
         readPrepared = true
+        // Everything handed out has been acted on: a sync's second wl_display.sync goes after it.
+        if let sync = syncs.first, sync.wantsSecond(sway), clicks.isEmpty, !changed, !outputsChanged {
+            syncs[0].second = client.connection.syncPoint()
+        }
         // A plain flush: a round trip now would wait for the read just announced.
         do { try client.connection.flush() } catch { broken = "\(error)" }
         // Clicks and syncs wait while sway's tree asked for before a press has not come.
@@ -179,19 +183,14 @@ public final class WaylandDisplay: Display {
                                 releaseGoesElsewhere: false, token: InputToken(window: nextToken)))
         }
         if !grabProbes.isEmpty { return .pointerGrab(grabProbes.removeFirst(), heldBy: nil) }
-        guard var sync = syncs.first, sync.canAdvance(sway) else { return nil }
+        guard let sync = syncs.first, sync.canAdvance(sway) else { return nil }
         if let failure = broken.map({ "Wayland round trip failed: \($0)" }) ?? sync.lateness(sway) {
             syncs.removeFirst()
             return .synced(sync.id, failure: failure)
         }
-        guard let second = sync.second else {
-            // The inputs that came before the first sync are handed out: a second one, so
-            // that the compositor has processed what the daemon did about them.
-            sync.second = client.connection.syncPoint()
-            syncs[0] = sync
-            return nil
-        }
-        guard second.isDone else { return nil }
+        // The second sync, once the daemon has acted on the inputs that came before the
+        // first, is sent as the display is about to sleep (`prepareToSleep`).
+        guard let second = sync.second, second.isDone else { return nil }
         syncs.removeFirst()
         return .synced(sync.id, failure: nil)
     }
@@ -432,7 +431,8 @@ public final class WaylandDisplay: Display {
 }
 
 /// A `startSync` on Wayland, never waited for: a wl_display.sync and, on sway, a fresh tree;
-/// once both are in and the inputs before them handed out, a second wl_display.sync.
+/// once both are in and the daemon has acted on the inputs before them, a second
+/// wl_display.sync.
 struct WaylandSync {
     let id: Int
     let first: SyncPoint
@@ -441,11 +441,14 @@ struct WaylandSync {
     let deadline: Deadline
     var second: SyncPoint?
 
-    /// Whether `nextInput` has something to do: an answer came, or the time ran out.
+    /// Whether `nextInput` has something to do: the second answer came, or the time ran out.
     func canAdvance(_ sway: SwayWindows?) -> Bool {
         if let second { return second.isDone || deadline.hasPassed() }
-        return firstIsIn(sway) || deadline.hasPassed()
+        return deadline.hasPassed()
     }
+
+    /// Whether the second wl_display.sync is due: the first and sway's tree are in.
+    func wantsSecond(_ sway: SwayWindows?) -> Bool { second == nil && firstIsIn(sway) && !deadline.hasPassed() }
 
     private func firstIsIn(_ sway: SwayWindows?) -> Bool {
         first.isDone && (swayTree.map { sway?.hasAnswered($0) ?? true } ?? true)

@@ -155,14 +155,18 @@ public final class X11Display: Display {
     public func prepareToSleep() -> Bool {
         if !activations.isEmpty { activateUnderClicks() }
         let told = grabsChecking && collectRefusals()
-        x.flush()
-        tracker.flush()
         var synced = false
         if !syncs.isEmpty {
-            synced = syncs.canAdvance(x: x, reader: tracker.reader, readsBusy: readsBusy,
-                                      now: MonotonicClock.milliseconds())
+            let now = MonotonicClock.milliseconds()
+            // Everything handed out has been acted on: a sync's second round trip goes after it.
+            if !changed && !events.hasQueuedEvent() {
+                _ = syncs.startSecondRoundTrip(x: x, readsBusy: readsBusy, now: now)
+            }
+            synced = syncs.canAdvance(x: x, reader: tracker.reader, now: now)
             syncReads.deadline = syncs.deadline
         }
+        x.flush()
+        tracker.flush()
         let grabAnswer = hasGrabAnswer()
         // After every other look at replies, which may have read its replies or window
         // replies into libxcb's memory (`WindowTracker.collect` looks only when something may
@@ -233,8 +237,7 @@ public final class X11Display: Display {
             if !activations.isEmpty { activateUnderClicks() }
             if grabsChecking && collectRefusals() || !notices.isEmpty { return .intercepted }
             guard !syncs.isEmpty else { return nil }
-            let step = syncs.advance(x: x, reader: tracker.reader, readsBusy: readsBusy,
-                                     now: MonotonicClock.milliseconds())
+            let step = syncs.advance(x: x, reader: tracker.reader, now: MonotonicClock.milliseconds())
             syncReads.deadline = syncs.deadline
             switch step {
             case .waiting: return nil

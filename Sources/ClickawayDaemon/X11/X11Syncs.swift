@@ -5,9 +5,10 @@ internal import ClickawayX11
 /// none of them waited for: each is a round trip on both connections (the daemon's and the
 /// window reads'), after whose replies the events the server sent before them are handled;
 /// then the windows being read are read to the end (a burst of windows may keep them coming:
-/// at most `readsLimitMs`); then a second round trip, after which the server has processed
-/// what the daemon sent for those events. Replies are collected between events, as the
-/// window reads' are.
+/// at most `readsLimitMs`); then, once the daemon has settled what it handled (the display
+/// is about to sleep: `startSecondRoundTrip`), a second round trip, after which the server
+/// has processed what the daemon sent for those events. Replies are collected between
+/// events, as the window reads' are.
 struct X11Syncs {
     static let readsLimitMs: Int64 = 1000
 
@@ -44,17 +45,15 @@ struct X11Syncs {
     }
 
     /// Moves the oldest sync on, never waiting. Called once every event read is handled and
-    /// no window read can move on: `readsBusy` says whether windows are still being read (or
-    /// events of the reads' connection wait: a reply there can pull them into libxcb's queue).
-    mutating func advance(x: XConnection, reader: XConnection, readsBusy: Bool, now: Int64) -> Step {
+    /// no window read can move on; the wait for the windows being read ends in
+    /// `startSecondRoundTrip`.
+    mutating func advance(x: XConnection, reader: XConnection, now: Int64) -> Step {
         guard let (id, stage) = waiting.first else { return .waiting }
         switch stage {
         case .firstRoundTrip, .readsRoundTrip, .secondRoundTrip:
             return collect(x: x, reader: reader, now: now) ? .progressed : .waiting
-        case .reads(let until):
-            guard !readsBusy || now >= until else { return .waiting }
-            waiting[0].stage = .secondRoundTrip(x.sendRoundTrip())
-            return .progressed
+        case .reads:
+            return .waiting
         case .done(let failure):
             waiting.removeFirst()
             return .synced(id: id, failure: failure)
@@ -63,13 +62,20 @@ struct X11Syncs {
 
     /// Whether `advance` has something to do before the socket is readable again: a stage
     /// ended, or its reply came (pulled into libxcb by another read), which is collected.
-    mutating func canAdvance(x: XConnection, reader: XConnection, readsBusy: Bool, now: Int64) -> Bool {
+    mutating func canAdvance(x: XConnection, reader: XConnection, now: Int64) -> Bool {
         if collect(x: x, reader: reader, now: now) { return true }
-        switch waiting.first?.stage {
-        case .reads(let until)?: return !readsBusy || now >= until
-        case .done?: return true
-        default: return false
-        }
+        if case .done? = waiting.first?.stage { return true }
+        return false
+    }
+
+    /// Sends the oldest sync's second round trip once its windows are read (or the time for
+    /// them ran out): called only when the daemon has handled and settled every event read
+    /// (the display is about to sleep), so that what it sent for them goes before the round
+    /// trip. Returns whether it sent one.
+    mutating func startSecondRoundTrip(x: XConnection, readsBusy: Bool, now: Int64) -> Bool {
+        guard case .reads(let until)? = waiting.first?.stage, !readsBusy || now >= until else { return false }
+        waiting[0].stage = .secondRoundTrip(x.sendRoundTrip())
+        return true
     }
 
     /// Takes the oldest sync's round-trip reply if it has come; true when it has. A stage

@@ -270,6 +270,28 @@ import Testing
         #expect(d.display.takeEffects().contains(.closed(window: 1, popup: "menu")))
     }
 
+    /// A press and a finished reload in one wakeup: handlers run only from `step()`, the
+    /// display's input first, so the press is answered against the model it was made on (the
+    /// menu open: dismissed and swallowed), and only then is the new model (no popups) swapped in.
+    @Test func aPressIsAnsweredBeforeAReloadThatCameWithIt() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu"))
+        d.display.map(1, class: "Menu", at: Self.menuRect)
+        d.step()
+        #expect(d.daemon.openNames == ["menu"])
+        _ = d.display.takeEffects()
+
+        try TestFiles.write("[settings]\nnotify = false\n", to: d.configFile)
+        let client = try d.connect()
+        try client.send(#"{"request":"reload"}"#)
+        try d.waitForReloadOutcome()
+        d.display.press(600, 500)
+        d.step()
+        let effects = d.display.takeEffects()
+        #expect(effects.first == .answered(press: true, button: 1, x: 600, y: 500, click: .swallow, reason: .outside), "\(effects)")
+        #expect(effects.contains(.closed(window: 1, popup: "menu")), "\(effects)")
+        #expect(d.daemon.model.popups.isEmpty, "the reload was not swapped in after the press")
+    }
+
     @Test func aRejectedReloadKeepsThePopupsOpenAndSaysWhere() throws {
         // No notification to the desktop of whoever runs the tests.
         let d = try DaemonUnderTest("[settings]\nnotify = false\n\n" + Self.popup("menu", class: "Menu"))

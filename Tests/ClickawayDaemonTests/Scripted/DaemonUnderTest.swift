@@ -70,6 +70,18 @@ final class DaemonUnderTest {
     /// A control connection, as clickawayctl makes one.
     func connect() throws -> ControlClient { try ControlClient(path: control.path) }
 
+    /// Waits on the loop, without stepping, until the reload being loaded has come back: its
+    /// outcome is queued for the next `step()`, which has not taken it yet.
+    func waitForReloadOutcome(timeout: Duration = .seconds(5)) throws {
+        try step(until: "the reload starting") { daemon.isReloading }
+        let clock = ContinuousClock()
+        let end = clock.now + timeout
+        while daemon.isReloading {
+            guard clock.now < end else { throw HarnessError("within \(timeout): the reload's outcome did not come back") }
+            waitBounded()
+        }
+    }
+
     /// Steps until the daemon has taken the outcome of the reload it is loading (or is about
     /// to start, for a request sent), and no further: what the reload swapped in is seen before
     /// anything built after it comes back (that takes another wait of the loop).
