@@ -3,9 +3,14 @@
 #
 # Shows a yad calendar at X,Y (default: where the pointer is) and waits: double-click a date
 # and the script prints it; click anywhere outside the calendar and it goes away, the click
-# going nowhere else. Works under any X11 window manager, and on sway.
+# going nowhere else. Works under any X11 window manager.
 #
 #     popup-calendar.sh [X Y]
+#
+# On sway, yad's placing (X Y, or the pointer) does nothing: sway tiles the calendar. A rule in
+# ~/.config/sway/config floats it and centres it on the pointer (X Y are then ignored):
+#
+#     for_window [app_id="yad" title="^clickaway-calendar$"] floating enable, border none, move position cursor
 #
 # `clickawayctl wait` registers the calendar's window by its process id, then blocks until the
 # window goes: exit 0 when a click outside dismissed it (`--dismiss kill` has ended yad by

@@ -63,11 +63,13 @@ public final class HeadlessCompositor {
         HeadlessOutput(name: "HEADLESS-2", rect: Rect(x: 1280, y: 0, width: 800, height: 600)),
     ]
 
-    /// `scale` is the first output's scale (sway only). `fakeInputFor` (KWin only): nil
+    /// `scale` is the first output's scale (sway only). `swayConfig` (sway only): lines added
+    /// to the end of sway's config file, read at start as a user's are (run over IPC,
+    /// `for_window [...] a, b` would split at the comma). `fakeInputFor` (KWin only): nil
     /// lifts KWin's permission check for every client (KWIN_WAYLAND_NO_PERMISSION_CHECKS=1);
     /// a list of executables keeps the check and installs a .desktop file for each that
     /// names org_kde_kwin_fake_input in X-KDE-Wayland-Interfaces, as a desktop would.
-    public init(_ kind: CompositorKind, outputs: [HeadlessOutput] = defaultOutputs, scale: Int = 1,
+    public init(_ kind: CompositorKind, outputs: [HeadlessOutput] = defaultOutputs, scale: Int = 1, swayConfig: [String] = [],
                 fakeInputFor trusted: [String]? = nil, timeout: Duration = .seconds(15)) throws {
         self.kind = kind
         var template = Array("/tmp/clickaway-\(kind)-XXXXXX".utf8CString)
@@ -84,7 +86,7 @@ public final class HeadlessCompositor {
         var socket: String?
         do {
             switch kind {
-            case .sway: launch = try Self.sway(directory, outputs, scale: scale)
+            case .sway: launch = try Self.sway(directory, outputs, scale: scale, extra: swayConfig)
             case .phoc: launch = try Self.phoc(directory, outputs[0])
             case .kwin: launch = try Self.kwin(directory, outputs[0], asRoot: user != nil, trusted: trusted)
             }
@@ -213,7 +215,7 @@ public final class HeadlessCompositor {
          "WLR_BACKENDS": "headless", "WLR_RENDERER": "pixman", "WLR_LIBINPUT_NO_DEVICES": "1"]
     }
 
-    private static func sway(_ directory: String, _ outputs: [HeadlessOutput], scale: Int) throws -> Launch {
+    private static func sway(_ directory: String, _ outputs: [HeadlessOutput], scale: Int, extra: [String]) throws -> Launch {
         let config = directory + "/config"
         var lines = outputs.enumerated().map { i, o in
             "output \(o.name) resolution \(o.rect.width * Int32(i == 0 ? scale : 1))x\(o.rect.height * Int32(i == 0 ? scale : 1))"
@@ -221,7 +223,7 @@ public final class HeadlessCompositor {
         }
         // Test windows named clickaway-test-* float from the start, at the size they ask for,
         // as popups do.
-        lines += ["default_border none", "xwayland disable", #"for_window [app_id="^clickaway-test"] floating enable"#]
+        lines += ["default_border none", "xwayland disable", #"for_window [app_id="^clickaway-test"] floating enable"#] + extra
         try TestFiles.write(lines.joined(separator: "\n") + "\n", to: config)
         let ipc = directory + "/ipc.sock"
         var environment = wlrootsEnvironment(directory)
