@@ -94,12 +94,15 @@ struct PopupTraits: Sendable {
     var graceMs: Int64
     var clickTrigger: Bool
     var swallow: Bool
+    /// `inside_click = "dismiss"`.
+    var dismissedFromInside: Bool
 
     init(_ spec: PopupSpec) {
         buttons = spec.buttons
         graceMs = spec.graceMs
         clickTrigger = spec.trigger == .click
         swallow = spec.outsideClick == .swallow
+        dismissedFromInside = spec.insideClick == .dismiss
     }
 }
 
@@ -268,7 +271,8 @@ struct EngineState {
             marked[i] = 0
             let o = open[i]
             let spec = traits[Int(o.popup)]
-            guard !inside[i], spec.buttons.contains(button), time - o.openedAt >= spec.graceMs else { continue }
+            guard !inside[i] || dismissedByItsOwnClick(i, decision.hit), spec.buttons.contains(button),
+                  time - o.openedAt >= spec.graceMs else { continue }
             if !spec.clickTrigger {
                 marked[i] = Self.markDismiss
                 count += 1
@@ -299,7 +303,7 @@ struct EngineState {
         var count = 0
         for i in open.indices {
             marked[i] = 0
-            if !inside[i] && pending.contains(open[i].id) {
+            if (!inside[i] || dismissedByItsOwnClick(i, decision.hit)) && pending.contains(open[i].id) {
                 marked[i] = Self.markDismiss
                 count += 1
             }
@@ -315,9 +319,18 @@ struct EngineState {
 
     /// Whether a press here decides `pass` with nothing dismissed and nothing pending,
     /// whatever the button and however young the popups: an exclusion, or a point that
-    /// counts as inside every open popup.
+    /// counts as inside every open popup and is on none that a click on it dismisses.
     mutating func decidesNothing(x: Int32, y: Int32) -> Bool {
-        classify(x: x, y: y).reason == .exclusion || !inside.contains(false)
+        let decision = classify(x: x, y: y)
+        return decision.reason == .exclusion
+            || (!inside.contains(false) && !open.indices.contains { dismissedByItsOwnClick($0, decision.hit) })
+    }
+
+    /// Whether the click hit open instance `i` itself (not its anchor or a popup nested in it)
+    /// and that dismisses it: `inside_click = "dismiss"`.
+    private func dismissedByItsOwnClick(_ i: Int, _ hit: Hit?) -> Bool {
+        guard let hit, traits[Int(open[i].popup)].dismissedFromInside else { return false }
+        return hit.instance == open[i].id || hit.touched == open[i].id
     }
 
     /// Hit-tests the point and marks in `inside` every open instance it counts as inside of.

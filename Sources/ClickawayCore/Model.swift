@@ -15,6 +15,14 @@ public enum Trigger: String, Sendable, CaseIterable {
     case click
 }
 
+/// What a click on the popup itself does to it besides reaching it (`inside_click`).
+public enum InsideClick: String, Sendable, CaseIterable {
+    /// Nothing: it stays open.
+    case pass
+    /// It is dismissed, as by a click outside, once the click has reached it.
+    case dismiss
+}
+
 /// What happens to the Escape key that dismissed a popup (`escape_key`).
 public enum EscapeOutcome: String, Sendable, CaseIterable {
     /// Eaten: the focused window never sees it.
@@ -197,6 +205,7 @@ public struct PopupSpec: Sendable, Equatable {
     public var redirect: String?
     public var regions: [RegionSpec]
     public var outsideClick: OutsideClick
+    public var insideClick: InsideClick
     public var trigger: Trigger
     public var buttons: ButtonSet
     public var graceMs: Int64
@@ -211,7 +220,8 @@ public struct PopupSpec: Sendable, Equatable {
 
     public init(name: String, parent: String? = nil, source: AreaSource, anchors: [AreaSource] = [],
                 passthrough: Bool = false, slop: Insets = .zero, clip: Bool = true, redirect: String? = nil,
-                regions: [RegionSpec] = [], outsideClick: OutsideClick = .swallow, trigger: Trigger = .press,
+                regions: [RegionSpec] = [], outsideClick: OutsideClick = .swallow, insideClick: InsideClick = .pass,
+                trigger: Trigger = .press,
                 buttons: ButtonSet = .standard, graceMs: Int64 = 150, dismiss: DismissAction = .close,
                 escape: Bool = false, escapeKey: EscapeOutcome = .swallow, family: Bool = true) {
         self.name = name
@@ -224,6 +234,7 @@ public struct PopupSpec: Sendable, Equatable {
         self.redirect = redirect
         self.regions = regions
         self.outsideClick = outsideClick
+        self.insideClick = insideClick
         self.trigger = trigger
         self.buttons = buttons
         self.graceMs = graceMs

@@ -26,6 +26,8 @@ public enum PopupFields {
     public static let options: [PopupOption] = [
         .row("outside_click", .choice(of: OutsideClick.self), .swallow, \.outsideClick,
              open: .option("outside", "What happens to the click that dismisses it.")),
+        .row("inside_click", .choice(of: InsideClick.self), .pass, \.insideClick,
+             open: .option("inside", "What a click on it does besides reaching it: nothing, or dismiss it.")),
         .row("trigger", .choice(of: Trigger.self), .press, \.trigger,
              open: .option("trigger", "Dismiss on the press, or when press and release are both outside.")),
         .row("buttons", .buttons, .standard, \.buttons,

@@ -10,7 +10,7 @@ import Testing
         .add(RuntimePopupRequest(form: .rect(.init(x: -5, y: 1, width: 30, height: 40), output: "DP-1"))),
         .add(RuntimePopupRequest(form: .window(0x1a00003), name: "cal", like: "calendar", parent: "bar",
                                  anchors: [.init(x: 1, y: 2, width: 3, height: 4)], options: PopupOptions([
-                                     "outside_click": .string("replay"), "trigger": .string("click"),
+                                     "outside_click": .string("replay"), "inside_click": .string("dismiss"), "trigger": .string("click"),
                                      "buttons": .array([.integer(1), .integer(3)]), "grace_ms": .integer(0), "escape": .boolean(true),
                                      "dismiss": .table(["command": .array(["eww", "close", "cal"].map(PopupLiteral.string))]),
                                  ]))),
@@ -161,6 +161,7 @@ extension JSON {
         (#"{"request":"add","rect":[0,0,1,1],"like":"a.b"}"#, #""like" must be a popup name"#),
         (#"{"request":"add","rect":[0,0,1,1],"outside_click":"eat"}"#, #""outside_click" must be one of "swallow", "replay""#),
         (#"{"request":"add","rect":[0,0,1,1],"trigger":1}"#, #""trigger" must be one of "press", "click""#),
+        (#"{"request":"add","rect":[0,0,1,1],"inside_click":"close"}"#, #""inside_click" must be one of "pass", "dismiss""#),
         (#"{"request":"add","rect":[0,0,1,1],"buttons":[]}"#, #""buttons" must be an array of buttons 1 to 31"#),
         (#"{"request":"add","rect":[0,0,1,1],"buttons":[32]}"#, #""buttons" must be an array of buttons 1 to 31"#),
         (#"{"request":"add","rect":[0,0,1,1],"grace_ms":3600001}"#, #""grace_ms" must be an integer from 0 to 3600000"#),

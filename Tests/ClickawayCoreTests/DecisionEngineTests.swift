@@ -170,6 +170,46 @@ struct DecisionEngineTests {
         #expect(e.dismissedNames == ["p"])
     }
 
+    /// `inside_click = "dismiss"`: a click on the popup reaches it (passes), then dismisses it
+    /// and the popups nested in it; its anchors and its nested popups are not the popup itself.
+    @Test func insideClickDismissPassesTheClickAndDismissesThePopup() throws {
+        let menu = popup("menu", rect(0, 0, 100, 100)) {
+            $0.insideClick = .dismiss
+            $0.anchors = [.rect(rect(0, 200, 20, 20), output: nil)]
+        }
+        let e = try engine([menu])
+        #expect(e.click(10, 210).reason == .anchor && e.dismissed.isEmpty)
+        let sub = popup("sub", rect(100, 0, 50, 50), parent: "menu")
+        let nested = try engine([menu, sub])
+        #expect(nested.click(120, 20).click == .pass && nested.dismissed.isEmpty)
+        let onIt = nested.click(50, 50)
+        #expect(onIt.click == .pass && onIt.reason == .inside)
+        #expect(nested.dismissedNames == ["menu", "sub"])
+        // The default leaves it open.
+        let plain = try engine([popup("p", rect(0, 0, 100, 100))])
+        #expect(plain.click(50, 50).dismissCount == 0)
+    }
+
+    @Test func insideClickDismissKeepsTheGraceButtonsAndTrigger() throws {
+        let young = try engine([popup("p", rect(0, 0, 100, 100)) { $0.insideClick = .dismiss }])
+        #expect(young.press(button: 1, x: 50, y: 50, time: 149).dismissCount == 0)
+        #expect(young.click(50, 50, button: 4).dismissCount == 0)
+        let clicked = try engine([popup("p", rect(0, 0, 100, 100)) { $0.insideClick = .dismiss; $0.trigger = .click }])
+        let press = clicked.click(50, 50)
+        #expect(press.awaitsRelease && press.dismissCount == 0)
+        let release = try #require(clicked.release(button: 1, x: 60, y: 60, time: 10_050))
+        #expect(release.click == .pass && clicked.dismissedNames == ["p"])
+    }
+
+    /// Clicks on such a popup must reach the daemon: it is no hole in the shield or the overlay.
+    @Test func aPopupDismissedFromInsideIsNoHole() throws {
+        let screen = rect(0, 0, 1000, 1000)
+        let plain = try engine([popup("p", rect(0, 0, 100, 100))])
+        #expect(plain.holes(in: screen).contains { $0.contains(x: 50, y: 50) })
+        let dismissing = try engine([popup("p", rect(0, 0, 100, 100)) { $0.insideClick = .dismiss }])
+        #expect(!dismissing.holes(in: screen).contains { $0.contains(x: 50, y: 50) })
+    }
+
     @Test func unlistedButtonsDismissNothing() throws {
         let e = try engine([popup("p", rect(0, 0, 100, 100))])
         #expect(e.click(500, 500, button: 4).click == .pass)
