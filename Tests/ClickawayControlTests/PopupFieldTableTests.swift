@@ -98,4 +98,15 @@ import Testing
         let requestOnly: Set = ["pid", "timeout_ms", "like"]
         #expect(Set(RuntimePopupRequest.keys).subtracting(requestOnly) == Set(runtime))
     }
+
+    /// The pages written by hand name every popup key a script may set: the protocol its JSON
+    /// field, docs/scripts.md its `clickawayctl open` option.
+    @Test func theScriptDocumentsNameEveryRuntimeKey() throws {
+        let protocolPage = try Docs.read("docs/control-protocol.md"), scripts = try Docs.read("docs/scripts.md")
+        for row in PopupFields.options {
+            guard let option = row.openOption else { continue }
+            #expect(protocolPage.contains("`\"\(row.key)\"`"), "docs/control-protocol.md does not name \(row.key)")
+            #expect(scripts.contains("`--\(option.name)"), "docs/scripts.md does not name --\(option.name)")
+        }
+    }
 }
