@@ -60,6 +60,8 @@ public enum CrossingMode: UInt8, Sendable {
 
 /// EnterNotify / LeaveNotify. Grab activation and release send them with mode `.grab` / `.ungrab`.
 public struct CrossingEvent: Equatable, Sendable {
+    /// `detail` NotifyInferior: into or out of one of the window's own children.
+    public static let inferior: UInt8 = 2
     public var mode: CrossingMode
     public var detail: UInt8
     public var time: Timestamp

@@ -202,6 +202,14 @@ extension XConnection {
         xcb_change_window_attributes(c, window, XCB_CW_EVENT_MASK.rawValue, &value)
     }
 
+    /// Asks for (or stops asking for) the pointer's crossings of another client's window,
+    /// unchecked: a window already gone yields an error event, which the event loop logs and
+    /// drops. Any number of clients may select them; ButtonPress only one.
+    public func watchCrossings(_ window: WindowID, _ watching: Bool) {
+        var value = watching ? EventMask([.enterWindow, .leaveWindow]).rawValue : 0
+        xcb_change_window_attributes(c, window, XCB_CW_EVENT_MASK.rawValue, &value)
+    }
+
     public func queryTree(_ window: WindowID) throws(XError) -> WindowTree {
         try reply("QueryTree", { xcb_query_tree_reply(c, xcb_query_tree(c, window), $0) }) { r in
             let children = UnsafeBufferPointer(start: xcb_query_tree_children(r), count: Int(xcb_query_tree_children_length(r)))

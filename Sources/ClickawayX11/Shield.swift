@@ -53,6 +53,16 @@ extension XConnection {
         }
     }
 
+    /// Asks QueryPointer which child of the root the pointer is in now; the reply (nil for
+    /// the bare root) is collected later.
+    public func sendPointerChildOfRoot() -> PendingReply<WindowID?> {
+        let cookie = xcb_query_pointer(c, root)
+        return PendingReply(sequence: cookie.sequence, request: "QueryPointer") { raw in
+            let child = raw.assumingMemoryBound(to: xcb_query_pointer_reply_t.self).pointee.child
+            return child == UInt32(XCB_NONE) ? nil : child
+        }
+    }
+
     public func moveResizeWindow(_ window: WindowID, to rect: Rect) {
         let values: [UInt32] = [UInt32(bitPattern: rect.x), UInt32(bitPattern: rect.y),
                                 UInt32(clamping: rect.width), UInt32(clamping: rect.height)]

@@ -57,8 +57,6 @@ final class PassiveGrabSet {
 
     private let x: XConnection
     let locks: LockModifiers
-    /// Where the grabs are: the root, or a window above the shield (`AboveShieldGrabs`).
-    let window: WindowID
     private(set) var held: [Combination] = []
     private(set) var refused: [(combination: Combination, error: XErrorInfo)] = []
     /// What was asked for last, granted or not.
@@ -72,10 +70,9 @@ final class PassiveGrabSet {
     /// check: the loop asks at every pass, a click's too.
     @exclusivity(unchecked) private(set) var isChecking = false
 
-    init(x: XConnection, locks: LockModifiers, window: WindowID? = nil) {
+    init(x: XConnection, locks: LockModifiers) {
         self.x = x
         self.locks = locks
-        self.window = window ?? x.root
     }
 
     var isGrabbing: Bool { !held.isEmpty }
@@ -91,8 +88,8 @@ final class PassiveGrabSet {
         let grabs = inputs.flatMap { input in locks.combinations.map { Combination(input: input, modifiers: $0) } }
             .map { combo -> (combination: Combination, cookie: CheckedCookie) in
                 switch combo.input {
-                case .button(let button): (combo, x.grabButton(button: button, modifiers: combo.modifiers, window: window, pointerMode: .sync))
-                case .key(let keycode): (combo, x.grabKey(keycode: keycode, modifiers: combo.modifiers, window: window))
+                case .button(let button): (combo, x.grabButton(button: button, modifiers: combo.modifiers, window: x.root, pointerMode: .sync))
+                case .key(let keycode): (combo, x.grabKey(keycode: keycode, modifiers: combo.modifiers, window: x.root))
                 }
             }
         held = grabs.map(\.combination)
@@ -127,8 +124,8 @@ final class PassiveGrabSet {
         }
         for combo in held {
             switch combo.input {
-            case .button(let button): x.ungrabButton(button: button, modifiers: combo.modifiers, window: window)
-            case .key(let keycode): x.ungrabKey(keycode: keycode, modifiers: combo.modifiers, window: window)
+            case .button(let button): x.ungrabButton(button: button, modifiers: combo.modifiers, window: x.root)
+            case .key(let keycode): x.ungrabKey(keycode: keycode, modifiers: combo.modifiers, window: x.root)
             }
         }
         held = []

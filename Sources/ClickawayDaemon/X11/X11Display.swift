@@ -20,8 +20,8 @@ public final class X11Display: Display {
     private let tracker: WindowTracker
     private let buttonGrabs: PassiveGrabSet
     private let escapeGrabs: PassiveGrabSet
-    /// Shield mode: the grabs on the windows above the shield.
-    private let aboveGrabs: AboveShieldGrabs
+    /// Shield mode: the windows above the shield whose clicks are decided too.
+    private let aboveShield: AboveShieldWindows
     private let escapeKeycodes: [UInt8]
     /// How clicks reach the daemon: grabs on the root, or the shield window.
     private var interception: Interception = .grab {
@@ -116,7 +116,7 @@ public final class X11Display: Display {
         let locks = LockModifiers(x: x)
         buttonGrabs = PassiveGrabSet(x: x, locks: locks)
         escapeGrabs = PassiveGrabSet(x: x, locks: locks)
-        aboveGrabs = AboveShieldGrabs(x: x, locks: locks, logger: logger)
+        aboveShield = AboveShieldWindows(x: x)
         escapeKeycodes = ((try? x.keycodes(forKeysym: Keysym.escape)) ?? []).sorted()
         if escapeKeycodes.isEmpty { logger.warning("no key produces Escape in the keyboard map: escape = true has no effect") }
         do {
@@ -154,6 +154,7 @@ public final class X11Display: Display {
     /// its queue without the socket becoming readable again (i3's prepare callback).
     public func prepareToSleep() -> Bool {
         if !activations.isEmpty { activateUnderClicks() }
+        if aboveShield.isAsking && aboveShield.collectPointer() { grabOverShield() }
         let told = grabsChecking && collectRefusals()
         var synced = false
         if !syncs.isEmpty {
@@ -235,6 +236,7 @@ public final class X11Display: Display {
                 return .outputsChanged
             }
             if !activations.isEmpty { activateUnderClicks() }
+            if aboveShield.isAsking && aboveShield.collectPointer() { grabOverShield() }
             if grabsChecking && collectRefusals() || !notices.isEmpty { return .intercepted }
             guard !syncs.isEmpty else { return nil }
             let step = syncs.advance(x: x, reader: tracker.reader, now: MonotonicClock.milliseconds())
@@ -273,18 +275,16 @@ public final class X11Display: Display {
         guard interception == .shield else { return }
         shield?.keepAbove(stacking: tracker.stacking, mappedWindows: tracker.mapped, isFrame: tracker.isFrame,
                           now: MonotonicClock.milliseconds())
-        grabAboveShield()
+        watchAboveShield()
     }
 
-    /// Shield mode: the open popups' buttons grabbed on the windows above the shield that are
-    /// read and no popup's (`AboveShieldGrabs`), so that a click there is decided as in the
-    /// grab mode; none while no popup is open.
-    private func grabAboveShield() {
-        guard interception == .shield, wanted.active, let shield, shield.mapped else {
-            return aboveGrabs.update(windows: [], buttons: [])
-        }
-        let windows = shield.windowsAbove(isFrame: tracker.isFrame).filter(tracker.isReadAndNoPopups)
-        aboveGrabs.update(windows: windows, buttons: wanted.buttons.buttons.map { .button(UInt8($0)) })
+    /// Shield mode: the pointer's crossings of the windows above the shield that are read and
+    /// no popup's (`AboveShieldWindows`), so that the root's grabs are held over them too;
+    /// none while no popup is open.
+    private func watchAboveShield() {
+        guard interception == .shield, wanted.active, let shield, shield.mapped else { return aboveShield.update([]) }
+        aboveShield.update(shield.windowsAbove(isFrame: tracker.isFrame).filter(tracker.isReadAndNoPopups))
+        grabOverShield()
     }
 
     /// Handles what is the display's own; returns what the daemon must see.
@@ -315,6 +315,10 @@ public final class X11Display: Display {
             // Else the root's grabs went, and came back with the next move, often after the
             // press that follows it, which the shield's grab took again: a cycle per click.
             if shield?.isInPinhole(x: e.rootX, y: e.rootY) != true { pointerEntered(shield: false) }
+        case .enterNotify(let e) where aboveShield.crossed(e, entered: true):
+            if interception == .shield { grabOverShield() }
+        case .leaveNotify(let e) where aboveShield.crossed(e, entered: false):
+            if interception == .shield { grabOverShield() }
         case .randrScreenChange:
             // Read by requests answered between events, not the event's size (RandR swaps it
             // when the first CRTC is rotated); a read still going is moot.
@@ -355,9 +359,6 @@ public final class X11Display: Display {
         if swallow {
             x.allowEvents(.asyncPointer, time: time)
             shieldHoldsAClick = onShieldGrab
-        } else if aboveGrabs.isGrabWindow(click.token.window) {
-            // A window above the shield: nothing covers it, the press goes on to it.
-            x.allowEvents(.replayPointer, time: time)
         } else if let shield, onShieldGrab || shield.mapped {
             // Buttons 1-3 focus on a click; the wheel does not.
             windowUnder = shield.replay(x: click.x, y: click.y, time: time, findWindowUnder: onShieldGrab && click.button <= 3)
@@ -440,7 +441,7 @@ public final class X11Display: Display {
             shieldHoldsAClick = false
             pointerOnShield = false
             interception = .grab
-            aboveGrabs.update(windows: [], buttons: [])
+            aboveShield.update([])
         }
         return nil
     }
@@ -481,7 +482,7 @@ public final class X11Display: Display {
             if pointerOnShield && shield.pinholeIsInAHole { pointerOnShield = false }
             grabOverShield()
         }
-        grabAboveShield()
+        watchAboveShield()
         let wantsEscape = (showTakesEscape && interception == .grab) || engine.open.contains { popups[Int($0.popup)].escape }
         escapeGrabs.request(wantsEscape ? escapeKeycodes.map(PassiveGrabSet.Input.key) : [])
     }
@@ -497,13 +498,14 @@ public final class X11Display: Display {
         }
     }
 
-    /// Shield mode: grabs on the root only while the pointer is over the shield, for buttons
-    /// 1-3 too, so that a click let through reaches the window manager's grabs
-    /// (`ShieldWindow.replay`). In a hole there are none: clicks there never wait for the daemon.
+    /// Shield mode: grabs on the root only while the pointer is over the shield or a window
+    /// above it that belongs to no popup, for buttons 1-3 too, so that a click let through
+    /// reaches the window manager's grabs (`ShieldWindow.replay`). In a hole there are none:
+    /// clicks there never wait for the daemon.
     private func grabOverShield() {
         var buttons = wanted.buttons
         buttons.bits |= ButtonSet(bits: 0b1110).bits
-        let over = wanted.active && shield?.mapped == true && pointerOnShield
+        let over = wanted.active && shield?.mapped == true && (pointerOnShield || aboveShield.pointerOver != nil)
         // Not waited for: the pointer crosses in and out as it moves, and a press must never
         // wait behind a round trip. Refusals are told when the server has answered.
         buttonGrabs.request((over ? buttons : ButtonSet(bits: 0)).buttons.map { .button(UInt8($0)) })
@@ -515,7 +517,7 @@ public final class X11Display: Display {
     }
 
     /// Whether grabs wait for the server's answer (`collectRefusals`).
-    private var grabsChecking: Bool { buttonGrabs.isChecking || escapeGrabs.isChecking || aboveGrabs.isChecking }
+    private var grabsChecking: Bool { buttonGrabs.isChecking || escapeGrabs.isChecking }
 
     /// The grabs the server refused, once it has answered them: logged, and told to the
     /// daemon (`notices`; whether any waits). A button refused in the grab mode makes `auto`
@@ -524,7 +526,6 @@ public final class X11Display: Display {
     private func collectRefusals() -> Bool {
         // `notices` is changed only by statements that call nothing else (`told` first): it
         // has no runtime exclusivity check.
-        aboveGrabs.collectRefusals()
         let refused = buttonGrabs.collectRefusals()
         if let first = refused.first {
             if interception == .shield {
@@ -631,7 +632,7 @@ public final class X11Display: Display {
     public func release() {
         buttonGrabs.release()
         escapeGrabs.release()
-        aboveGrabs.update(windows: [], buttons: [])
+        aboveShield.update([])
         shield = nil
         x.flush()
     }
