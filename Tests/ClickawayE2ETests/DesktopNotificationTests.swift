@@ -17,25 +17,13 @@ struct DesktopNotificationTests {
         let directory: URL
         let address: String
         let record: String
-        private let bus: ChildProcess
+        private let bus: PrivateSessionBus
         private let dunst: ChildProcess
 
         init(display: String, in parent: URL) throws {
             directory = parent.appendingPathComponent("desktop")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let socket = directory.appendingPathComponent("bus").path
-            address = "unix:path=\(socket)"
             record = directory.appendingPathComponent("received").path
-            let busConfig = directory.appendingPathComponent("bus.conf").path
-            try TestFiles.write("""
-                <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-                 "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-                <busconfig>
-                  <type>session</type>
-                  <listen>\(address)</listen>
-                  <policy context="default"><allow send_destination="*"/><allow receive_sender="*"/><allow own="*"/></policy>
-                </busconfig>
-                """, to: busConfig)
             // The rule's script gets appname, summary, body, icon and urgency as arguments.
             let script = directory.appendingPathComponent("record").path
             try TestFiles.write("#!/bin/sh\nprintf 'app=%s\\nsummary=%s\\nurgency=%s\\nbody=%s\\n.\\n' \"$1\" \"$2\" \"$5\" \"$3\" >> '\(record)'\n",
@@ -46,20 +34,11 @@ struct DesktopNotificationTests {
             var environment = ProcessInfo.processInfo.environment
             environment["DISPLAY"] = display
             environment["WAYLAND_DISPLAY"] = nil
-            environment["DBUS_SESSION_BUS_ADDRESS"] = address
             environment["XDG_CONFIG_HOME"] = directory.path
-            let bus = try ChildProcess(["dbus-daemon", "--nofork", "--nopidfile", "--config-file=\(busConfig)"], environment: environment)
-            let dunst: ChildProcess
-            do {
-                try eventually("dbus-daemon to listen on \(socket)", timeout: .seconds(10), every: .milliseconds(10)) {
-                    try bus.checkRunning(while: "starting")
-                    return FileManager.default.fileExists(atPath: socket)
-                }
-                dunst = try ChildProcess(["dunst", "-config", dunstrc], environment: environment)
-            } catch {
-                bus.stop()
-                throw error
-            }
+            let bus = try PrivateSessionBus(in: directory, environment: environment)
+            address = bus.address
+            environment["DBUS_SESSION_BUS_ADDRESS"] = address
+            let dunst = try ChildProcess(["dunst", "-config", dunstrc], environment: environment)
             do {
                 // NameHasOwner activates nothing: true once dunst has taken the name.
                 let ask = ["dbus-send", "--bus=\(address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
@@ -70,17 +49,13 @@ struct DesktopNotificationTests {
                 }
             } catch {
                 dunst.stop()
-                bus.stop()
                 throw HarnessError("\(error); dunst's output:\n\(dunst.logTail)")
             }
             self.bus = bus
             self.dunst = dunst
         }
 
-        deinit {
-            dunst.stop()
-            bus.stop()
-        }
+        deinit { dunst.stop() }
 
         /// The notifications dunst has received from clickaway so far, each as its fields.
         func received() -> [[String: String]] {

@@ -453,7 +453,7 @@ final class NotificationRun {
     let directory: URL
     let address: String
     let environment: [String: String]
-    private let bus: ChildProcess
+    private let bus: PrivateSessionBus
     private var dunst: ChildProcess?
     private var sent = 0
 
@@ -461,33 +461,15 @@ final class NotificationRun {
         self.run = run
         directory = run.work.appendingPathComponent("dunst")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let socket = directory.appendingPathComponent("bus").path
-        address = "unix:path=\(socket)"
-        let busConfig = directory.appendingPathComponent("bus.conf").path
-        try TestFiles.write("""
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>session</type>
-              <listen>\(address)</listen>
-              <policy context="default"><allow send_destination="*"/><allow receive_sender="*"/><allow own="*"/></policy>
-            </busconfig>
-            """, to: busConfig)
         var environment = run.environment
-        environment["DBUS_SESSION_BUS_ADDRESS"] = address
         environment["XDG_CONFIG_HOME"] = directory.path
+        bus = try PrivateSessionBus(in: directory, environment: environment)
+        address = bus.address
+        environment["DBUS_SESSION_BUS_ADDRESS"] = address
         self.environment = environment
-        bus = try ChildProcess(["dbus-daemon", "--nofork", "--nopidfile", "--config-file=\(busConfig)"], environment: environment)
-        try eventually("dbus-daemon to listen on \(socket)", timeout: .seconds(10), every: .milliseconds(10)) {
-            try bus.checkRunning(while: "starting")
-            return FileManager.default.fileExists(atPath: socket)
-        }
     }
 
-    deinit {
-        dunst?.stop()
-        bus.stop()
-    }
+    deinit { dunst?.stop() }
 
     func startDunst() throws -> ChildProcess {
         if let dunst { return dunst }
