@@ -13,39 +13,38 @@ extension Daemon {
     func answer(_ request: ControlServer.Request) {
         // What it asks is settled in this pass without waiting for the pace of windows' changes.
         unpaced = true
-        let reply: JSON
-        do {
+        respond(to: request) {
             let parsed = try ControlRequest(line: request.line)
             switch parsed {
             case .status, .monitor:
                 afterSettle.append(.request(parsed, request))
-                return
+                return .null
             default:
-                reply = try answer(parsed, request)
+                return try answer(parsed, request)
             }
-        } catch let invalid as ControlRequest.Invalid {
-            reply = Refusal(invalid.description).json
-        } catch let refusal as Refusal {
-            reply = refusal.json
-        } catch {
-            reply = Refusal("\(error)").json
         }
-        guard reply != .null else { return }
-        control.send(reply.text, to: request.client)
     }
 
     /// A request that tells of the state, answered once the pass has settled.
     func answerSettled(_ request: ControlRequest, _ origin: ControlServer.Request) {
-        let reply: JSON
+        respond(to: origin) { try answer(request, origin) }
+    }
+
+    /// Sends what `reply` makes (nothing for `.null`: answered later or already), or why the
+    /// request is refused.
+    private func respond(to request: ControlServer.Request, _ reply: () throws -> JSON) {
+        let json: JSON
         do {
-            reply = try answer(request, origin)
+            json = try reply()
+        } catch let invalid as ControlRequest.Invalid {
+            json = Refusal(invalid.description).json
         } catch let refusal as Refusal {
-            reply = refusal.json
+            json = refusal.json
         } catch {
-            reply = Refusal("\(error)").json
+            json = Refusal("\(error)").json
         }
-        guard reply != .null else { return }
-        control.send(reply.text, to: origin.client)
+        guard json != .null else { return }
+        control.send(json.text, to: request.client)
     }
 
     /// The reply to `request`; `.null` when it is answered later or already.
