@@ -89,6 +89,10 @@ public final class Daemon {
     let show: ShowDrawing
     /// What this pass does once it has settled, in the order it was handled.
     var afterSettle: [AfterSettle] = []
+    /// A dismiss command started this pass: SIGCHLD waits for the next one (`handleSignals`).
+    var commandStarted = false
+    /// Makes the loop's next wait return at once: another pass is due.
+    let passAgain = LoopTimer()
 
     /// What waits for a pass's settle: what must see the state it leaves.
     enum AfterSettle {
@@ -182,6 +186,7 @@ public final class Daemon {
         settle()
         pacedSettleMoved()
         finishPass()
+        commandStarted = false
     }
 
     /// What this pass's inputs left for after the settle, in the order they came.
@@ -202,13 +207,18 @@ public final class Daemon {
     }
 
     /// SIGHUP reloads; SIGCHLD reaps dismiss commands (after the display's events are read, so
-    /// that a failed command's window is judged as it is now).
+    /// that a failed command's window is judged as it is now). Not in a pass that started one:
+    /// a command that fails at once would put its popup back before the pass's settle
+    /// announced it closed; the next pass, due at once, reaps it.
     func handleSignals() {
         if Signals.reload != 0 {
             Signals.reload = 0
             requestReload(because: "SIGHUP")
         }
-        if Signals.child != 0 {
+        guard Signals.child != 0 else { return }
+        if commandStarted {
+            passAgain.deadline = .inMilliseconds(0)
+        } else {
             Signals.child = 0
             reapCommands()
         }
@@ -222,6 +232,7 @@ public final class Daemon {
         loop.watch(Signals.pipe.read) { _ in Signals.drain() }
         reloading.register(with: loop)
         loop.schedule(commands.slowCheck) { [unowned self] now in commands.reportSlow(now: now) }
+        loop.schedule(passAgain) { [unowned self] _ in passAgain.deadline = nil }
         loop.schedule(closingTimer) { [unowned self] now in expireClosing(now: now) }
         loop.schedule(windowWaits) { [unowned self] now in expireWindowWaits(now: now) }
         loop.schedule(show.expiry) { [unowned self] now in if show.expire(now: now) { unsettled = true } }
@@ -374,6 +385,7 @@ public final class Daemon {
             environment.merge(["CLICKAWAY_BUTTON": "", "CLICKAWAY_X": "", "CLICKAWAY_Y": "", "CLICKAWAY_KEY": "Escape"]) { $1 }
         }
         let started = commands.run(argv, environment: environment, popup: spec.name, window: window, now: MonotonicClock.milliseconds())
+        commandStarted = true
         // The command could not even start: the window stays, and so does the popup.
         if !started, let window {
             display.windows.closing.cancel(window)

@@ -66,26 +66,31 @@ extension Daemon {
         guard built.version == modelVersion else { return false }
         let lookup = staleModel ?? .none
         staleModel = nil
-        swapModel(fitted(built.model), lookingAt: lookup)
+        let hold = LoopHold()
+        // The replaced model goes to the loader's thread as a temporary: its release is the last.
+        reloading.retire(swap(to: fitted(built.model)) { display.popupsChanged($0, lookingAt: lookup) })
+        // How long the swap held the loop (bench/bigconfig reads it).
+        logger.info("model with the runtime popups swapped in", metadata: hold.logged(["popups": "\(model.popups.count)"]))
         return true
     }
 
-    /// A new model for the engine (the click in progress goes on), the `rect` popups and the
-    /// display's windows; the registrations it completes are answered.
-    func swapModel(_ fresh: ClickModel, lookingAt lookup: WindowLookup) {
-        let hold = LoopHold()
-        var replaced: ClickModel? = model
+    /// Puts `fresh` in use, for a reload and for runtime popups alike: the engine (a click in
+    /// progress goes on), the `rect` popups, the display's windows (`tell`), and the
+    /// registrations it completes answered. A reload's model says which runtime popups it was
+    /// built with (`besides`): those changed since are left out, those registered since are
+    /// built in next. Returns the model it replaced, for the caller to retire.
+    func swap(to fresh: ClickModel, besides built: [PopupSpec]? = nil, tell: (ClickModel) -> Void) -> ClickModel {
+        let replaced = model
         model = fresh
         endedPopups = []
+        if let built { followRuntime(besides: built) }
         engine = DecisionEngine(model: model, continuing: engine)
         rects.keep(in: model)
         openRegisteredRects()
-        display.popupsChanged(model, lookingAt: lookup)
+        tell(model)
         answerRegistered()
         unsettled = true
-        reloading.retire(replaced.take()!)
-        // How long the swap held the loop (bench/bigconfig reads it).
-        logger.info("model with the runtime popups swapped in", metadata: hold.logged(["popups": "\(model.popups.count)"]))
+        return replaced
     }
 
     // MARK: - Configuration
@@ -139,7 +144,7 @@ extension Daemon {
         }
         let hold = LoopHold()
         // The last references to the replaced configuration go to the loader's thread.
-        var replaced: (LoadedConfig, ClickModel)? = (config, model)
+        var replaced: LoadedConfig? = config
         let shrinking = Self.shrinks(from: model.popups.count, to: fresh.model.popups.count)
         config = fresh
         rejected = nil
@@ -153,21 +158,16 @@ extension Daemon {
         }
         // A model being built for the old configuration is dropped when it comes.
         modelVersion += 1
-        (staleModel, endedPopups) = (nil, [])
+        staleModel = nil
         let (reloaded, built) = reloadedModel(fresh.model, prepared)
-        model = reloaded
-        followRuntime(besides: built)
         // A click pressed before the reload is decided on its release by the new model.
-        engine = DecisionEngine(model: model, continuing: engine)
-        rects.keep(in: model)
-        openRegisteredRects()
-        if let unapplied = display.configurationReplaced(model, backend: backend) {
-            (lastError, lastErrorIsRejection) = (unapplied, false)
+        var replacedModel: ClickModel? = swap(to: reloaded, besides: built) { model in
+            if let unapplied = display.configurationReplaced(model, backend: backend) {
+                (lastError, lastErrorIsRejection) = (unapplied, false)
+            }
         }
-        answerRegistered()
         for entry in dropped { tellGone(entry, .gone(popup: entry.name, reason: .reload)) }
-        unsettled = true
-        reloading.retire(replaced.take()!, givingBack: shrinking)
+        reloading.retire((replaced.take()!, replacedModel.take()!), givingBack: shrinking)
         // How long the swap kept the loop (bench/bigconfig reads it).
         logger.info("configuration reloaded (\(cause))", metadata: hold.logged(["popups": "\(fresh.popupCount)"]))
         for note in fresh.notes { logger.notice("\(note)") }

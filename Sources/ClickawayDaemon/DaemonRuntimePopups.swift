@@ -184,17 +184,27 @@ extension Daemon {
     /// Tells the `wait` of a runtime popup how it ended, and an `add` not answered yet that it
     /// never came to be.
     func tellGone(_ entry: RuntimePopups.Entry, _ outcome: WaitOutcome) {
-        if let request = entry.unanswered {
+        if entry.unanswered != nil {
             let reason = outcome.json["reason"]?.stringValue ?? "?"
             let refusal = switch entry.place {
             case .pid: Refusal("popup \"\(entry.name)\" went away (\(reason)) before its window appeared")
             case .window(let window): Refusal("window \(display.windows.describe(window)) went away while it was being registered")
             case .rect: Refusal("popup \"\(entry.name)\" went away (\(reason)) while it was being registered")
             }
-            if let owner = entry.owner { control.finish(owner, with: refusal.json.text) } else { control.reply(refusal.json.text, to: request) }
+            refuse(entry, refusal)
             return
         }
         if let owner = entry.owner { control.finish(owner, with: outcome.json.text) }
+    }
+
+    /// Tells a runtime popup's `wait` (or its `add`, not answered yet) why it never came to
+    /// be or stays no longer.
+    func refuse(_ entry: RuntimePopups.Entry, _ refusal: Refusal) {
+        if let owner = entry.owner {
+            control.finish(owner, with: refusal.json.text)
+        } else if let request = entry.unanswered {
+            control.reply(refusal.json.text, to: request)
+        }
     }
 
     /// Part of `settle()`, for the runtime popups the model has: a process's window that
@@ -240,12 +250,7 @@ extension Daemon {
                     + (display.processWindowRequirement.map { " (\($0))" } ?? "")
                 : "process \(pid) ended without showing a window within \(timeoutMs) ms"
             logger.info("runtime popup removed", metadata: ["popup": "\(entry.name)", "reason": "\(message)"])
-            let refusal = Refusal(message).json.text
-            if let owner = entry.owner {
-                control.finish(owner, with: refusal)
-            } else if let request = entry.unanswered {
-                control.reply(refusal, to: request)
-            }
+            refuse(entry, Refusal(message))
         }
     }
 }
