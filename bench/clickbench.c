@@ -3,7 +3,7 @@
  * prints the table). Every figure is taken here with CLOCK_MONOTONIC.
  *
  *   latency --mode target|inside|outside|rtt --clicks N [--daemon [--pid P]|--reference-grabber
- *           [--watching-windows|--shield]] [--samples FILE] [--burst-pid P]
+ *           [--watching-windows|--shield]] [--samples FILE] [--burst-pid P] [--pace-ms N]
  *   stats --samples FILE
  *   idle --pid P --seconds S --popups N [--notify-socket PATH]
  *   memory --pid P --checkpoints A,B,... [--inside-per-cycle K]
@@ -12,8 +12,9 @@
  *   startup --runs N --log FILE -- DAEMON ARGS...
  *   stop --pid P
  *   reload --pid P --runs N
- *   windows --popups N --mode cycle|keep [--class CLASS]
+ *   windows --popups N --mode cycle|keep [--class CLASS] [--override-redirect]
  *   openpid --runs N
+ *   repeat --interval-ms N [--samples FILE] [--and-status] -- COMMAND ARGS...
  *
  * The X display comes from $DISPLAY, the control socket from
  * $XDG_RUNTIME_DIR/clickaway/ctl.sock. Results are printed as key=value lines.
@@ -48,6 +49,10 @@
 extern char **environ;
 
 enum { WAIT_MS = 5000 };
+/* How long a click's press and release, and a reply of the daemon, are waited for: WAIT_MS,
+ * but 120 s in a paced run (latency --pace-ms), whose point is a daemon that may stall for
+ * seconds (issue 43): a press held that long is a figure of the run, not its failure. */
+static int event_wait_ms = WAIT_MS;
 
 static const char *mode_name = "clickbench";
 /* A daemon this process started and must not leave behind when it fails. */
@@ -154,7 +159,7 @@ static char *ctl_request(int fd, const char *request) {
     }
     size_t cap = 4096, have = 0;
     char *reply = malloc(cap);
-    int64_t deadline = now_ns() + (int64_t)WAIT_MS * 1000000;
+    int64_t deadline = now_ns() + (int64_t)event_wait_ms * 1000000;
     for (;;) {
         char *nl = have ? memchr(reply, '\n', have) : NULL;
         if (nl) {
@@ -165,7 +170,7 @@ static char *ctl_request(int fd, const char *request) {
         struct pollfd p = {.fd = fd, .events = POLLIN};
         int r = poll(&p, 1, ms_left(deadline));
         if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) die("the daemon did not answer %s within %d ms", request, WAIT_MS);
+        if (r <= 0) die("the daemon did not answer %s within %d ms", request, event_wait_ms);
         if (have + 4096 > cap) reply = realloc(reply, cap *= 2);
         ssize_t n = read(fd, reply + have, cap - have);
         if (n < 0 && errno == EINTR) continue;
@@ -225,14 +230,22 @@ static void x_connect(void) {
     if (!xtest || !xtest->present) die("the X server has no XTEST extension");
 }
 
-static xcb_window_t make_window(int x, int y, const char *class_pair, size_t class_len) {
+/* With `override_redirect`, a window no window manager takes (a menu's, a dropdown's): the
+ * daemon ties such windows of one X client to that client's open popup (its family). */
+static xcb_window_t make_window_of_kind(int x, int y, const char *class_pair, size_t class_len, int override_redirect) {
     xcb_window_t w = xcb_generate_id(c);
-    uint32_t mask = XCB_CW_EVENT_MASK;
-    uint32_t values[] = {XCB_EVENT_MASK_BUTTON_PRESS | XCB_EVENT_MASK_BUTTON_RELEASE | XCB_EVENT_MASK_STRUCTURE_NOTIFY};
-    xcb_create_window(c, XCB_COPY_FROM_PARENT, w, root, (int16_t)x, (int16_t)y, SIDE, SIDE, 0,
-                      XCB_WINDOW_CLASS_INPUT_OUTPUT, XCB_COPY_FROM_PARENT, mask, values);
+    /* The values in the order of their bits: override-redirect (1 << 9) before the event mask (1 << 11). */
+    uint32_t mask = (override_redirect ? XCB_CW_OVERRIDE_REDIRECT : 0) | XCB_CW_EVENT_MASK;
+    uint32_t events = XCB_EVENT_MASK_BUTTON_PRESS | XCB_EVENT_MASK_BUTTON_RELEASE | XCB_EVENT_MASK_STRUCTURE_NOTIFY;
+    uint32_t values[2] = {1, events};
+    xcb_create_window(c, XCB_COPY_FROM_PARENT, w, root, (int16_t)x, (int16_t)y, SIDE, SIDE, 0, XCB_WINDOW_CLASS_INPUT_OUTPUT,
+                      XCB_COPY_FROM_PARENT, mask, override_redirect ? values : values + 1);
     xcb_change_property(c, XCB_PROP_MODE_REPLACE, w, XCB_ATOM_WM_CLASS, XCB_ATOM_STRING, 8, (uint32_t)class_len, class_pair);
     return w;
+}
+
+static xcb_window_t make_window(int x, int y, const char *class_pair, size_t class_len) {
+    return make_window_of_kind(x, y, class_pair, class_len, 0);
 }
 
 /* The daemon's config matches WM_CLASS class "BenchPopup"; the target matches nothing. */
@@ -297,10 +310,10 @@ static int pump_until(long *counter, long want, int timeout_ms) {
     return 1;
 }
 
-/* Reads events until *counter reaches `want`; fails naming `what` after WAIT_MS without progress. */
+/* Reads events until *counter reaches `want`; fails naming `what` after event_wait_ms without progress. */
 static void wait_count(long *counter, long want, const char *what) {
-    if (!pump_until(counter, want, WAIT_MS))
-        die("timed out after %d ms waiting for %s (%ld of %ld seen)", WAIT_MS, what, *counter, want);
+    if (!pump_until(counter, want, event_wait_ms))
+        die("timed out after %d ms waiting for %s (%ld of %ld seen)", event_wait_ms, what, *counter, want);
 }
 
 static long popup_unmapped_flag(void) { return !seen.popup_mapped; }
@@ -727,9 +740,9 @@ static long arg_long(const char *value, const char *name) {
 
 struct options {
     const char *latency_mode;
-    long clicks, seconds, popups, runs, inside_per_cycle, in_flight;
+    long clicks, seconds, popups, runs, inside_per_cycle, in_flight, pace_ms, interval_ms;
     pid_t pid, burst_pid;
-    int with_daemon, reference_grabber;
+    int with_daemon, reference_grabber, override_redirect, and_status;
     enum grabber_kind grabber_kind;
     char *checkpoints;
     const char *log;
@@ -755,6 +768,18 @@ static void start_burst(pid_t pid) {
         die("the burst client (pid %d) did not say within %d ms that its maps were sent", pid, WAIT_MS);
 }
 
+/* --pace-ms N: the next press N ms after the last one, or at once if that one took longer
+ * (a held press delays the clicks after it, as it would a user's; none are sent to catch up).
+ * Unpaced, a block's clicks are over within the first maps of a burst (BENCHMARKS.md); paced
+ * as the probe of issue 43 (a press every 20 ms), they span its maps and its unmaps. */
+static void pace(int64_t pressed, long pace_ms) {
+    if (pace_ms <= 0) return;
+    int64_t next = pressed + pace_ms * 1000000;
+    struct timespec at = {(time_t)(next / 1000000000), (long)(next % 1000000000)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR) {
+    }
+}
+
 static int latency(struct options *o) {
     if (o->clicks < 1) die("--clicks must be at least 1");
     x_connect();
@@ -766,6 +791,9 @@ static int latency(struct options *o) {
     if (shield_later && strcmp(o->latency_mode, "inside") != 0) die("--shield goes with --mode inside");
     if (o->burst_pid > 0 && strcmp(o->latency_mode, "target") != 0 && strcmp(o->latency_mode, "inside") != 0)
         die("--burst-pid goes with --mode target or inside");
+    if (o->pace_ms > 0 && strcmp(o->latency_mode, "target") != 0 && strcmp(o->latency_mode, "inside") != 0)
+        die("--pace-ms goes with --mode target or inside");
+    if (o->pace_ms > 0) event_wait_ms = 120000;
     int ctl = o->with_daemon ? ctl_connect() : -1;
     if (o->reference_grabber && !shield_later) start_reference_grabber(o->grabber_kind);
     int64_t *samples = calloc((size_t)o->clicks, sizeof *samples);
@@ -788,7 +816,11 @@ static int latency(struct options *o) {
         if (ctl >= 0) ctl_expect(ctl, 0, 0);
         before = daemon_cost(o->pid);
         start_burst(o->burst_pid);
-        for (long i = 0; i < o->clicks; i++) samples[i] = click_target("target");
+        for (long i = 0; i < o->clicks; i++) {
+            int64_t pressed = now_ns();
+            samples[i] = click_target("target");
+            pace(pressed, o->pace_ms);
+        }
         after = daemon_cost(o->pid);
     } else if (strcmp(m, "inside") == 0) {
         if (ctl < 0 && !o->reference_grabber) die("--mode inside needs --daemon or --reference-grabber");
@@ -797,7 +829,11 @@ static int latency(struct options *o) {
         if (shield_later) start_reference_grabber(SHIELD);
         before = daemon_cost(o->pid);
         start_burst(o->burst_pid);
-        for (long i = 0; i < o->clicks; i++) samples[i] = click_popup("popup");
+        for (long i = 0; i < o->clicks; i++) {
+            int64_t pressed = now_ns();
+            samples[i] = click_popup("popup");
+            pace(pressed, o->pace_ms);
+        }
         after = daemon_cost(o->pid);
         if (ctl >= 0) ctl_expect(ctl, 1, 1); /* no inside click dismissed it */
     } else if (strcmp(m, "outside") == 0) {
@@ -1162,7 +1198,8 @@ static int term_pending(void) {
 }
 
 /* Another client's windows while clicks are measured: `--popups N` windows of WM_CLASS
- * "burst"/CLASS away from the bench windows, mapped and unmapped in a loop (`cycle`) or
+ * "burst"/CLASS away from the bench windows (override-redirect with --override-redirect),
+ * mapped and unmapped in a loop (`cycle`) or
  * mapped once (`keep`), until SIGTERM. It says on stdout when the clicks may start: in cycle
  * mode `ready` once its windows exist (the loop starts on SIGUSR1, which `latency
  * --burst-pid` sends right before its first click, and the sender gets SIGUSR1 back once the
@@ -1187,7 +1224,10 @@ static int windows(struct options *o) {
     char class_pair[256];
     int len = snprintf(class_pair, sizeof class_pair, "burst%c%s", 0, o->window_class ? o->window_class : "Burst");
     xcb_window_t *ws = calloc((size_t)o->popups, sizeof *ws);
-    for (long i = 0; i < o->popups; i++) ws[i] = make_window(900 + (int)(i % 50), 700 + (int)(i % 40), class_pair, (size_t)len + 1);
+    /* All from this one connection: with --override-redirect, one program's menus as the
+     * daemon sees them (one X client), each matching the popup its class matches. */
+    for (long i = 0; i < o->popups; i++)
+        ws[i] = make_window_of_kind(900 + (int)(i % 50), 700 + (int)(i % 40), class_pair, (size_t)len + 1, o->override_redirect);
     loop_round_trip();
     long maps = 0, unmaps = 0;
     int sig = 0;
@@ -1266,9 +1306,72 @@ static int openpid(struct options *o) {
     return 0;
 }
 
+/* A command run again and again beside the clicks (bench/run: `clickawayctl status` during a
+ * burst, issue 43), `--interval-ms` after each ended, until SIGTERM: each run timed from its
+ * spawn to its exit, as a user waits for it (its start-up included). Its stdout is dropped.
+ * A run that fails (exit status not 0: `clickawayctl` gave up on the daemon) is counted, and
+ * timed too. With --and-status, each run is followed by a status request of its own on a new
+ * connection to the control socket, timed from connect to reply: the daemon's part of the
+ * wait, apart from the command's start-up, which a loaded machine stretches (its samples go
+ * to FILE.daemon, its figures are the daemon_ ones). On SIGTERM it lets the run in flight
+ * finish, then prints its figures. */
+static int repeat(struct options *o) {
+    if (!o->rest || !o->rest[0]) die("the command to repeat goes after --");
+    if (o->interval_ms < 1) die("--interval-ms must be at least 1");
+    signal(SIGTERM, on_term);
+    /* A stalled daemon is what the loop is there to see (issue 43), not a failure. */
+    event_wait_ms = 120000;
+    posix_spawn_file_actions_t quiet;
+    posix_spawn_file_actions_init(&quiet);
+    posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
+    size_t cap = 1024, n = 0;
+    int64_t *samples = malloc(cap * sizeof *samples), *answers = malloc(cap * sizeof *answers);
+    long failed = 0;
+    while (!stop_requested) {
+        pid_t pid;
+        int64_t start = now_ns();
+        int e = posix_spawn(&pid, o->rest[0], &quiet, NULL, o->rest, environ);
+        if (e != 0) die("cannot start %s: %s", o->rest[0], strerror(e));
+        int status;
+        while (waitpid(pid, &status, 0) < 0)
+            if (errno != EINTR) die("waitpid: %s", strerror(errno));
+        if (n == cap) {
+            samples = realloc(samples, (cap *= 2) * sizeof *samples);
+            answers = realloc(answers, cap * sizeof *answers);
+        }
+        samples[n] = now_ns() - start;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) failed++;
+        if (o->and_status) {
+            start = now_ns();
+            int ctl = ctl_connect();
+            free(ctl_request(ctl, "{\"request\":\"status\"}"));
+            answers[n] = now_ns() - start;
+            close(ctl);
+        }
+        n++;
+        /* SIGTERM cuts the pause short (no SA_RESTART for nanosleep). */
+        struct timespec pause = {o->interval_ms / 1000, (o->interval_ms % 1000) * 1000000L};
+        if (!stop_requested) nanosleep(&pause, NULL);
+    }
+    if (n == 0) die("%s never ran before SIGTERM", o->rest[0]);
+    if (o->samples) save_samples(o->samples, samples, n);
+    if (o->and_status) {
+        if (o->samples) {
+            char path[PATH_MAX];
+            snprintf(path, sizeof path, "%s.daemon", o->samples);
+            save_samples(path, answers, n);
+        }
+        qsort(answers, n, sizeof *answers, cmp_i64);
+        printf("daemon_p50_us=%.1f daemon_max_us=%.1f ", percentile(answers, n, 50) / 1e3, answers[n - 1] / 1e3);
+    }
+    printf("failed=%ld ", failed);
+    print_latency(samples, n);
+    return 0;
+}
+
 static void usage(void) {
     fputs("usage: clickbench latency --mode target|inside|outside|rtt --clicks N [--daemon [--pid P]|--reference-grabber\n"
-          "                         [--watching-windows|--shield]] [--samples FILE] [--burst-pid P]\n"
+          "                         [--watching-windows|--shield]] [--samples FILE] [--burst-pid P] [--pace-ms N]\n"
           "       clickbench stats --samples FILE\n"
           "       clickbench idle --pid P --seconds S --popups N [--notify-socket PATH]\n"
           "       clickbench memory --pid P --checkpoints A,B,... [--inside-per-cycle K]\n"
@@ -1277,8 +1380,9 @@ static void usage(void) {
           "       clickbench startup --runs N --log FILE -- DAEMON ARGS...\n"
           "       clickbench stop --pid P\n"
           "       clickbench reload --pid P --runs N\n"
-          "       clickbench windows --popups N --mode cycle|keep [--class CLASS]\n"
-          "       clickbench openpid --runs N\n",
+          "       clickbench windows --popups N --mode cycle|keep [--class CLASS] [--override-redirect]\n"
+          "       clickbench openpid --runs N\n"
+          "       clickbench repeat --interval-ms N [--samples FILE] [--and-status] -- COMMAND ARGS...\n",
           stderr);
     exit(2);
 }
@@ -1310,6 +1414,14 @@ int main(int argc, char **argv) {
             o.grabber_kind = SHIELD;
             continue;
         }
+        if (strcmp(a, "--override-redirect") == 0) {
+            o.override_redirect = 1;
+            continue;
+        }
+        if (strcmp(a, "--and-status") == 0) {
+            o.and_status = 1;
+            continue;
+        }
         if (i + 1 >= argc) die("%s needs a value", a);
         const char *v = argv[++i];
         if (strcmp(a, "--mode") == 0) o.latency_mode = v;
@@ -1318,6 +1430,8 @@ int main(int argc, char **argv) {
         else if (strcmp(a, "--popups") == 0) o.popups = arg_long(v, a);
         else if (strcmp(a, "--runs") == 0) o.runs = arg_long(v, a);
         else if (strcmp(a, "--in-flight") == 0) o.in_flight = arg_long(v, a);
+        else if (strcmp(a, "--pace-ms") == 0) o.pace_ms = arg_long(v, a);
+        else if (strcmp(a, "--interval-ms") == 0) o.interval_ms = arg_long(v, a);
         else if (strcmp(a, "--inside-per-cycle") == 0) o.inside_per_cycle = arg_long(v, a);
         else if (strcmp(a, "--pid") == 0) o.pid = (pid_t)arg_long(v, a);
         else if (strcmp(a, "--burst-pid") == 0) o.burst_pid = (pid_t)arg_long(v, a);
@@ -1340,5 +1454,6 @@ int main(int argc, char **argv) {
     if (strcmp(mode_name, "stats") == 0) return stats(&o);
     if (strcmp(mode_name, "windows") == 0) return windows(&o);
     if (strcmp(mode_name, "openpid") == 0) return openpid(&o);
+    if (strcmp(mode_name, "repeat") == 0) return repeat(&o);
     usage();
 }
