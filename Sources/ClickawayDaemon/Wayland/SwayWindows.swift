@@ -195,10 +195,12 @@ final class SwayWindows {
         }
     }
 
-    /// Every visible view, in tree order.
-    private func collect(_ node: JSON, into found: inout [(id: UInt32, rect: Rect, properties: WindowMatch.Properties, pid: Int32)]) {
+    /// Every visible view, in tree order. `parentLayout`: the layout of the node's parent.
+    private func collect(_ node: JSON, parentLayout: String? = nil,
+                         into found: inout [(id: UInt32, rect: Rect, properties: WindowMatch.Properties, pid: Int32)]) {
         if node["shell"] != nil, node["visible"]?.boolValue == true,
-           let id = node["id"]?.intValue.flatMap(UInt32.init(exactly:)), let rect = Self.rect(node["rect"]) {
+           let id = node["id"]?.intValue.flatMap(UInt32.init(exactly:)),
+           let rect = Self.decoratedRect(node, parentLayout: parentLayout) {
             let xwayland = node["window_properties"]
             var properties = WindowMatch.Properties(
                 windowClass: xwayland?["class"]?.stringValue, instance: xwayland?["instance"]?.stringValue,
@@ -209,9 +211,29 @@ final class SwayWindows {
             properties.pid = pid
             found.append((id, rect, properties, pid))
         }
+        let layout = node["layout"]?.stringValue
         for child in (node["nodes"]?.arrayValue ?? []) + (node["floating_nodes"]?.arrayValue ?? []) {
-            collect(child, into: &found)
+            collect(child, parentLayout: layout, into: &found)
         }
+    }
+
+    /// A view's whole rectangle, its title bar and borders included, as a window's frame is
+    /// on X11. sway's `rect` is the container less its title bar (`ipc_json_describe_node`
+    /// in sway/ipc-json.c moves the box's top down by the title bar's height) with the
+    /// borders; `deco_rect` is the title bar, whose x and y count from the workspace (a
+    /// floating view) or the parent, so only its height is used: the title bar is right above
+    /// `rect`. In a tabbed or stacked container a tiled view's title bar is the container's
+    /// tab row, shared with its siblings: that stays out. With `border none` or `pixel`,
+    /// or fullscreen, `deco_rect` is empty and `rect` is the whole view.
+    static func decoratedRect(_ node: JSON, parentLayout: String?) -> Rect? {
+        guard var rect = rect(node["rect"]) else { return nil }
+        let tabs = parentLayout == "tabbed" || parentLayout == "stacked"
+        if node["type"]?.stringValue == "floating_con" || !tabs,
+           let title = node["deco_rect"]?["height"]?.intValue, title > 0, node["deco_rect"]?["width"]?.intValue ?? 0 > 0 {
+            let height = Int32(clamping: title)
+            rect = Rect(x: rect.x, y: rect.y - height, width: rect.width, height: rect.height + height)
+        }
+        return rect
     }
 
     private static func rect(_ json: JSON?) -> Rect? {
