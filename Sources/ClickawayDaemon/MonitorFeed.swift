@@ -6,8 +6,9 @@ internal import ClickawayJSON
 /// (`opened`, `closed`), and whatever else the daemon reports.
 struct MonitorFeed {
     let control: ControlServer
-    /// The open popups last announced, by instance, as they were described then: a reload
-    /// may rename or remove their popups. Kept only while some client listens (`listening`):
+    /// The open popups last announced, by instance, as they were described then (a reload
+    /// may rename or remove their popups), with the rectangle of the last call: a window
+    /// popup moves and resizes without being announced again. Kept only while some client listens (`listening`):
     /// with none, a burst of popup windows costs nothing here.
     private var announced: [InstanceID: Announced] = [:]
     private var listening = false
@@ -47,6 +48,9 @@ struct MonitorFeed {
                 continue
             }
             stillOpen += 1
+            // The rectangle decided with now (a window moved or resized since): what a
+            // `family` or `closed` event of it carries.
+            announced.values[index].popup.rect = o.rect
             if announced.values[index].members != members {
                 let now = describe(o)
                 (announced.values[index].popup.members, announced.values[index].popup.ties) = (now.members, now.ties)

@@ -38,10 +38,11 @@ final class ScriptedDisplay: Display {
 
     // MARK: - The script
 
-    func map(_ window: UInt32, class windowClass: String, at rect: Rect, pid: Int32 = 0) {
+    /// Maps `window` (again: moves it); `family`: the popup window it belongs to (a dialog of it).
+    func map(_ window: UInt32, class windowClass: String, at rect: Rect, pid: Int32 = 0, family: UInt32? = nil) {
         let properties = WindowMatch.Properties(windowClass: windowClass, window: window, pid: pid)
         mapped[window] = (rect, properties)
-        roster.update(window, window: window, rect: rect, properties: properties, details: (), now: clock)
+        roster.update(window, window: window, rect: rect, properties: properties, details: (), family: family, now: clock)
         roster.stacking.removeAll { $0 == window }
         roster.stacking.append(window)
         inputs.append(.changed)
