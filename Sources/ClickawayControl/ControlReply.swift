@@ -93,6 +93,29 @@ public struct RectPopupReply: Equatable, Sendable {
     }
 }
 
+/// `dismiss`: `{"ok":true,"popup":NAME,"dismissed":[NAME,...]}`: the popups dismissed (the
+/// named one and those nested in it), none when it was not open.
+public struct DismissReply: Equatable, Sendable {
+    public var popup: String
+    public var dismissed: [String]
+
+    public init(popup: String, dismissed: [String]) {
+        self.popup = popup
+        self.dismissed = dismissed
+    }
+
+    public var json: JSON { ControlReply.ok([("popup", .string(popup)), ("dismissed", .array(dismissed.map(JSON.string)))]) }
+
+    public init(reply: JSON) throws(MalformedReply) {
+        guard let popup = reply["popup"]?.stringValue, let list = reply["dismissed"]?.arrayValue else {
+            throw MalformedReply("dismiss", reply)
+        }
+        let names = list.compactMap(\.stringValue)
+        guard names.count == list.count else { throw MalformedReply("dismiss", reply) }
+        self.init(popup: popup, dismissed: names)
+    }
+}
+
 /// `hit`: `{"ok":true,"explanation":{...},"text":"..."}`: the explanation as `hit --json`
 /// prints it, and in words.
 public struct HitReply: Equatable, Sendable {

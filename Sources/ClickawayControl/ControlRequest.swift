@@ -12,6 +12,10 @@ public enum ControlRequest: Equatable, Sendable {
     case open(popup: String)
     case close(popup: String)
     case toggle(popup: String)
+    /// Dismisses the popup's open instances (and those nested in them) as a click outside
+    /// would: their dismiss actions run. Any popup, `rect`, window or runtime; answered with
+    /// what was dismissed, nothing when it was not open.
+    case dismiss(popup: String)
     /// What a press of `button` at (x, y) would do now.
     case hit(x: Int32, y: Int32, button: UInt8)
     /// The reply, then every `MonitorEvent` until the connection closes.
@@ -25,7 +29,7 @@ public enum ControlRequest: Equatable, Sendable {
     case show(ShowRequest)
 
     public enum Name: String, CaseIterable, Sendable {
-        case sync, status, reload, open, close, toggle, hit, monitor, add, wait, show
+        case sync, status, reload, open, close, toggle, dismiss, hit, monitor, add, wait, show
     }
 
     public var name: Name {
@@ -36,6 +40,7 @@ public enum ControlRequest: Equatable, Sendable {
         case .open: .open
         case .close: .close
         case .toggle: .toggle
+        case .dismiss: .dismiss
         case .hit: .hit
         case .monitor: .monitor
         case .add: .add
@@ -47,7 +52,7 @@ public enum ControlRequest: Equatable, Sendable {
     /// How docs/control-protocol.md shows each request.
     public static func documentedForm(_ name: Name) -> String {
         switch name {
-        case .open, .close, .toggle: #"{"request":"\#(name.rawValue)","popup":"NAME"}"#
+        case .open, .close, .toggle, .dismiss: #"{"request":"\#(name.rawValue)","popup":"NAME"}"#
         case .hit: #"{"request":"hit","x":X,"y":Y,"button":B}"#
         case .add, .wait: #"{"request":"\#(name.rawValue)","rect":[X,Y,W,H]}"#
         case .show: #"{"request":"show","popups":[NAME,...],"seconds":S}"#
@@ -58,7 +63,7 @@ public enum ControlRequest: Equatable, Sendable {
     public var json: JSON {
         var fields: [(String, JSON)] = [("request", .string(name.rawValue))]
         switch self {
-        case .open(let popup), .close(let popup), .toggle(let popup): fields.append(("popup", .string(popup)))
+        case .open(let popup), .close(let popup), .toggle(let popup), .dismiss(let popup): fields.append(("popup", .string(popup)))
         case .hit(let x, let y, let button):
             fields += [("x", .int(Int64(x))), ("y", .int(Int64(y))), ("button", .int(Int64(button)))]
         case .add(let popup), .wait(let popup): fields += popup.fields
@@ -93,11 +98,16 @@ public enum ControlRequest: Equatable, Sendable {
         case .status: self = .status
         case .reload: self = .reload
         case .monitor: self = .monitor
-        case .open, .close, .toggle:
+        case .open, .close, .toggle, .dismiss:
             guard let popup = message["popup"]?.stringValue else {
-                throw Invalid(#"this request needs the popup's name: {"request":"open","popup":"NAME"}"#)
+                throw Invalid(#"this request needs the popup's name: {"request":"\#(name.rawValue)","popup":"NAME"}"#)
             }
-            self = name == .open ? .open(popup: popup) : name == .close ? .close(popup: popup) : .toggle(popup: popup)
+            self = switch name {
+            case .open: .open(popup: popup)
+            case .close: .close(popup: popup)
+            case .dismiss: .dismiss(popup: popup)
+            default: .toggle(popup: popup)
+            }
         case .hit:
             guard let x = message["x"]?.intValue.flatMap(Int32.init(exactly:)),
                   let y = message["y"]?.intValue.flatMap(Int32.init(exactly:)) else {

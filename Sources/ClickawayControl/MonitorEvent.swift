@@ -29,7 +29,8 @@ public enum MonitorEvent: Equatable, Sendable {
     /// x and y 0, reason "escape").
     public struct Dismissal: Equatable, Sendable {
         public var popups: [String]
-        /// "outside", "inside", "anchor" (the decision's reason) or "escape".
+        /// "outside", "inside", "anchor" (the decision's reason), "escape" or "request"
+        /// (`clickawayctl dismiss`: button, x and y 0, click "none").
         public var reason: String
         public var button: UInt8
         public var x: Int32

@@ -338,6 +338,8 @@ public final class Daemon {
                   click: decision.click.rawValue)
         case .escapeKey(_, let outcome):
             .init(popups: names, reason: "escape", button: 0, x: 0, y: 0, click: outcome.rawValue)
+        case .request:
+            .init(popups: names, reason: "request", button: 0, x: 0, y: 0, click: "none")
         }
         logger.info("dismissed", metadata: [
             "popups": "\(names.joined(separator: ","))", "reason": "\(event.reason)", "button": "\(event.button)",
@@ -383,6 +385,8 @@ public final class Daemon {
                                "CLICKAWAY_KEY": ""]) { $1 }
         case .escapeKey:
             environment.merge(["CLICKAWAY_BUTTON": "", "CLICKAWAY_X": "", "CLICKAWAY_Y": "", "CLICKAWAY_KEY": "Escape"]) { $1 }
+        case .request:
+            environment.merge(["CLICKAWAY_BUTTON": "", "CLICKAWAY_X": "", "CLICKAWAY_Y": "", "CLICKAWAY_KEY": ""]) { $1 }
         }
         let started = commands.run(argv, environment: environment, popup: spec.name, window: window, now: MonotonicClock.milliseconds())
         commandStarted = true

@@ -63,6 +63,7 @@ extension Daemon {
         case .open(let name): return try setRectPopup(name) { _ in true }
         case .close(let name): return try setRectPopup(name) { _ in false }
         case .toggle(let name): return try setRectPopup(name) { !$0 }
+        case .dismiss(let name): return try dismissByName(name)
         case .add(let popup): return try register(popup, origin, waiting: false)
         case .wait(let popup): return try register(popup, origin, waiting: true)
         case .show(let request):
@@ -96,6 +97,23 @@ extension Daemon {
         let isOpen = try rects.set(name, open: open, model: model, outputs: engine.outputs, now: display.now()).get()
         unsettled = true
         return RectPopupReply(popup: name, open: isOpen).json
+    }
+
+    /// `dismiss`: what a click outside the popup would do to it, from a key binding or a
+    /// script: its open instances and the popups nested in them are dismissed, their dismiss
+    /// actions run (a window asked to close, a command run, a `rect` popup marked closed)
+    /// and monitors hear `dismissed` with reason "request". Decided on the windows as the
+    /// display knows them now; a popup that is not open is no error (a key pressed twice).
+    func dismissByName(_ name: String) throws(Refusal) -> JSON {
+        guard let index = model.popupIndex(named: name) else {
+            throw Refusal("no popup named \"\(name)\"" + model.popupNameSuggestion(name))
+        }
+        engineFollowsWindows()
+        let nested = Set([index] + model.descendants(of: index))
+        let dismissed = engine.open.filter { nested.contains($0.popup) }
+        let names = dismissed.map { model.popups[Int($0.popup)].name }
+        dismiss(dismissed, trigger: .request(time: display.now()))
+        return DismissReply(popup: name, dismissed: names).json
     }
 
     /// A request waiting for the display's answer (`startSync`, `probePointerGrab`).

@@ -174,12 +174,15 @@ public struct InputToken: Sendable, Equatable {
 public enum DismissTrigger: Sendable {
     case click(Click, Decision)
     case escapeKey(EscapeKey, EscapeOutcome)
+    /// `clickawayctl dismiss`, at `time` on the display's clock.
+    case request(time: Int64)
 
     /// When it happened, on the display's clock.
     public var time: Int64 {
         switch self {
         case .click(let click, _): click.time
         case .escapeKey(let key, _): key.time
+        case .request(let time): time
         }
     }
 }

@@ -15,7 +15,7 @@ struct ClickawayCtl: ParsableCommand {
             clickawayctl is the command-line companion of the clickaway(1) daemon. Without the daemon it \
             validates a configuration (check), explains offline what a press would do (hit --config), draws it \
             for the whole screen (show --svg) and describes a window to match (pick). With it, over the control socket, it shows what the daemon \
-            holds (status), reloads the configuration (reload), opens and closes popups (open, close, toggle), \
+            holds (status), reloads the configuration (reload), opens and closes popups (open, close, toggle), dismisses one as a click outside would (dismiss), \
             registers popups from scripts and waits for them (open --rect/--window/--pid, wait), draws its model \
             on the screen (show), and prints the daemon's events (monitor).
             A mistyped command or option gets a "did you mean"; -c is --config wherever a file is read, -h is \
@@ -23,7 +23,7 @@ struct ClickawayCtl: ParsableCommand {
             """,
         version: clickawayVersionText(program: "clickawayctl"),
         subcommands: [Check.self, Hit.self, Show.self, Status.self, Sync.self, Reload.self, Open.self, Close.self, Toggle.self,
-                      Wait.self, Monitor.self, Pick.self],
+                      Dismiss.self, Wait.self, Monitor.self, Pick.self],
         exitStatuses: clickawayctlExitStatuses,
         manual: clickawayctlManual)
 }

@@ -78,6 +78,28 @@ struct Toggle: ParsableCommand {
     func run() throws { try RectPopupCommand.run(.toggle(popup: name), name) }
 }
 
+struct Dismiss: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Dismiss a popup as a click outside it would: its dismiss action runs.",
+        discussion: """
+            For a key binding (Escape on Wayland, where clickaway cannot take the key) or a script. Any \
+            popup: a rect popup, a window popup, a runtime popup. The popup and the popups nested in it \
+            are dismissed: a window asked to close (or its dismiss command run), a rect popup's dismiss \
+            command run and the popup marked closed, a runtime popup removed (its `wait` exits 0); \
+            monitors hear "dismissed" with reason "request". Prints the popups dismissed, or that NAME \
+            was not open (not an error). Unlike close, which only tells clickaway a rect popup's state.
+            """)
+    @Argument(help: "The popup's name.", completion: .popupNames) var name: String
+    @Flag(name: .long, help: "Print the daemon's reply: one JSON object.") var json = false
+
+    func run() throws {
+        let reply = try callDaemon(.dismiss(popup: name))
+        let done = try understood { () throws(MalformedReply) in try DismissReply(reply: reply) }
+        if json { return print(done.json.text) }
+        print(done.dismissed.isEmpty ? "\(name): not open" : "dismissed: \(done.dismissed.joined(separator: ", "))")
+    }
+}
+
 struct Monitor: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the daemon's events as JSON lines until it goes away.",

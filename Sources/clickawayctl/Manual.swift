@@ -55,6 +55,10 @@ let clickawayctlManual: [ManualSection] = [
                 display cannot provide; "open", the open popups, each as the opened event has it; "waiting", runtime \
                 popups waiting for their window; "monitors"; "last_error", or null.
                 """),
+            ManualItem("dismiss --json", """
+                The daemon's reply: "ok": true, "popup", and "dismissed", the popups dismissed (NAME and those nested \
+                in it; empty when NAME was not open).
+                """),
             ManualItem("wait --json", """
                 The socket's last line: {"event": "dismissed", "popup": P, "reason": R, "button": B, "x": X, "y": Y, \
                 "click": C} or {"event": "gone", "popup": P, "reason": R}.
