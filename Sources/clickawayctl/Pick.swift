@@ -2,6 +2,7 @@ import ClickawayCommandLine
 import ClickawayConfig
 import ClickawayJSON
 import ClickawayX11
+import Glibc
 
 /// `clickawayctl pick`: click a window, get a `[[popup]]` block that matches it
 /// (`XConnection.pickWindow`, `PopupSuggestion`). Talks to the X server, not to the daemon.
@@ -11,7 +12,9 @@ struct Pick: ParsableCommand {
         discussion: """
             Grabs the pointer until you click: button 1 picks the window under the pointer, any \
             other button (not the wheel) cancels. Works with or without the daemon running. \
-            X11 only: on sway, `swaymsg -t get_tree` shows the app_id and title to match. A window \
+            X11 only: in a Wayland session (WAYLAND_DISPLAY set, no --display) it sees Xwayland windows \
+            only and says so, and with no X display it says what to run instead (on sway, \
+            `swaymsg -t get_tree` shows the app_id and title to match). A window \
             without WM_CLASS gets a title match, and an override-redirect window that does not take \
             WM_DELETE_WINDOW gets dismiss = "kill".
             Exit status: 0 picked; 1 nothing picked (cancelled, timed out, clicked the desktop, \
@@ -32,12 +35,23 @@ struct Pick: ParsableCommand {
     }
 
     func run() throws {
+        // In a Wayland session pick reaches only X clients (Xwayland's), if any.
+        let wayland = display == nil ? WaylandPickAdvice(environment: Self.environment) : nil
         let x: XConnection
         do {
             x = try XConnection(display: display)
         } catch {
-            printError("clickawayctl: \(error)" + (error == .noDisplay ? "; pass --display, e.g. --display :0" : ""))
+            if let wayland {
+                printError("clickawayctl: pick works on X11 only, and this Wayland session has no X display to pick from (\(error)). "
+                           + wayland.text)
+            } else {
+                printError("clickawayctl: \(error)" + (error == .noDisplay ? "; pass --display, e.g. --display :0" : ""))
+            }
             throw ExitCode(2)
+        }
+        if let wayland {
+            printError("clickawayctl: this is a Wayland session: pick sees only X11 (Xwayland) windows; a click on a native "
+                       + "Wayland window does not reach it. " + wayland.text)
         }
         do {
             let picked = try x.pickWindow(within: .seconds(timeout)) {
@@ -49,12 +63,45 @@ struct Pick: ParsableCommand {
                 overrideRedirect: picked.overrideRedirect)
             print(json ? suggestion.json.text : suggestion.toml)
         } catch let failure as NothingPicked {
-            printError("clickawayctl: \(failure); nothing picked")
+            printError("clickawayctl: \(failure); nothing picked"
+                       + (wayland == nil ? "" : " (a native Wayland window cannot be picked: see above)"))
             throw ExitCode(1)
         } catch let error as XError {
             printError("clickawayctl: \(error)")
             if case .connectionLost = error { throw ExitCode(2) }
             throw ExitCode(1)
         }
+    }
+}
+
+extension Pick {
+    static var environment: [String: String] {
+        var found: [String: String] = [:]
+        for name in ["WAYLAND_DISPLAY", "SWAYSOCK"] {
+            if let value = getenv(name) { found[name] = String(cString: value) }
+        }
+        return found
+    }
+}
+
+/// What pick says in a Wayland session, where it cannot see native windows: what to run
+/// instead to find what a `[[popup]]` should match.
+struct WaylandPickAdvice {
+    let sway: Bool
+
+    /// Nil outside a Wayland session (WAYLAND_DISPLAY unset or empty).
+    init?(environment: [String: String]) {
+        guard let wayland = environment["WAYLAND_DISPLAY"], !wayland.isEmpty else { return nil }
+        sway = !(environment["SWAYSOCK"] ?? "").isEmpty
+    }
+
+    var text: String {
+        sway
+            ? #"On sway, list the windows with their app_id (or X class) and title: "#
+                + #"swaymsg -t get_tree | jq -r '.. | select(.pid?) | "\(.app_id // .window_properties.class)  \(.name)"' "#
+                + #"(or read `swaymsg -t get_tree` as it is), and match a native window with window = { app_id = "APP_ID" } "#
+                + #"(and title = "TITLE" if need be), an Xwayland one with window = { class = "CLASS" }."#
+            : "This compositor tells clients nothing of other windows (clickaway's window popups need sway, with $SWAYSOCK): "
+                + "use a rect popup (rect = [X, Y, W, H] in the configuration, or clickawayctl open --rect X,Y,W,H)."
     }
 }
