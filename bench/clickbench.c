@@ -537,9 +537,12 @@ __attribute__((noreturn)) static void reference_grabber(int ready, int alive, en
     int activating = 0; /* a TranslateCoordinates in flight */
     xcb_translate_coordinates_cookie_t under = {0};
     xcb_timestamp_t under_time = 0;
+    /* An event xcb queued while it looked for the reply below: taken first at the next turn. */
+    xcb_generic_event_t *queued = NULL;
     for (;;) {
         xcb_generic_event_t *ev;
-        while ((ev = xcb_poll_for_event(g))) {
+        while ((ev = queued ? queued : xcb_poll_for_event(g))) {
+            queued = NULL;
             uint8_t type = ev->response_type & 0x7f;
             if (type == XCB_BUTTON_PRESS) {
                 xcb_button_press_event_t *press = (xcb_button_press_event_t *)ev;
@@ -574,6 +577,10 @@ __attribute__((noreturn)) static void reference_grabber(int ready, int alive, en
         }
         xcb_flush(g);
         if (xcb_connection_has_error(g)) _exit(1);
+        /* xcb_poll_for_reply reads whatever the socket holds, events too: a press that came
+         * with the reply (or before it) is in xcb's queue now, and poll(2) would not wake for
+         * it, leaving the pointer frozen under the grab until the bench gave up. */
+        if ((queued = xcb_poll_for_queued_event(g))) continue;
         struct pollfd p[2] = {{.fd = xcb_get_file_descriptor(g), .events = POLLIN}, {.fd = alive, .events = POLLIN}};
         if (poll(p, 2, -1) > 0 && p[1].revents) { /* the bench closed its end, or died */
             dprintf(ready, "%ld", presses);
