@@ -20,6 +20,17 @@ struct WaylandDismissTests {
         window = { app_id = "clickaway-test-escapable" }
         """
 
+    /// `escape = true` cannot work on Wayland: what the daemon says to do instead is the
+    /// binding that runs the dismiss action.
+    @Test func anEscapePopupIsToldToBindDismiss() throws {
+        let config = Self.config + "\nescape = true\n"
+        try withWaylandDaemon(.sway, config: config) { f in
+            let unavailable = try f.status()["unavailable"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            #expect(unavailable.contains { $0.contains("escape = true") && $0.contains("`clickawayctl dismiss escapable`") },
+                    "\(unavailable)")
+        }
+    }
+
     @Test func dismissClosesAWindowPopupAndEndsAWait() throws {
         try withWaylandDaemon(.sway, config: Self.config) { f in
             let events = try f.monitor()

@@ -397,7 +397,7 @@ public final class WaylandDisplay: Display {
         for p in model.popups {
             if p.escape {
                 sentences.append("popup \"\(p.name)\" has escape = true, but Wayland lets no client take the Escape key: "
-                                 + "bind Escape in the compositor to `clickawayctl close \(p.name)` instead")
+                                 + "bind Escape in the compositor to `clickawayctl dismiss \(p.name)` instead (docs/wayland.md)")
             }
             if case .window = p.source, p.dismiss == .unmap {
                 sentences.append("popup \"\(p.name)\" has dismiss = \"unmap\", which Wayland has no request for: "
