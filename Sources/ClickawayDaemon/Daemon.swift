@@ -87,10 +87,14 @@ public final class Daemon {
     var displaySerial = 0
     /// `clickawayctl show`: the model drawn on the screen (Show/ShowDrawing.swift).
     let show: ShowDrawing
-    /// What this pass does once it has settled, in the order it was handled.
-    var afterSettle: [AfterSettle] = []
+    /// What this pass does once it has settled, in the order it was handled; and the buffer
+    /// `finishPass` takes it into, so that neither is copied or allocated at each click.
+    /// Looked at by every click, so with no runtime exclusivity check: each access is a
+    /// statement of the daemon's that calls out to no other code.
+    @exclusivity(unchecked) var afterSettle: [AfterSettle] = []
+    @exclusivity(unchecked) private var finishing: [AfterSettle] = []
     /// A dismiss command started this pass: SIGCHLD waits for the next one (`handleSignals`).
-    var commandStarted = false
+    @exclusivity(unchecked) var commandStarted = false
     /// Makes the loop's next wait return at once: another pass is due.
     let passAgain = LoopTimer()
 
@@ -129,6 +133,7 @@ public final class Daemon {
         engine = DecisionEngine(model: config.model, outputs: display.outputs)
         // Appended to after every click: no allocation once a pass has held a few.
         afterSettle.reserveCapacity(16)
+        finishing.reserveCapacity(16)
     }
 
     var backend: Backend { backendOverride ?? config.model.settings.backend }
@@ -192,9 +197,9 @@ public final class Daemon {
     /// What this pass's inputs left for after the settle, in the order they came.
     func finishPass() {
         guard !afterSettle.isEmpty else { return }
-        let done = afterSettle
-        afterSettle.removeAll(keepingCapacity: true)
-        for item in done {
+        swap(&afterSettle, &finishing)
+        defer { finishing.removeAll(keepingCapacity: true) }
+        for item in finishing {
             switch item {
             case .acted(let click): display.acted(on: click)
             case .request(let request, let origin): answerSettled(request, origin)

@@ -54,6 +54,7 @@ extension Daemon {
     /// model built with the runtime popups, swapped in when they are still those it was built
     /// with (else the settle builds it again).
     func handleReloads() {
+        guard reloading.hasWork else { return }
         if reloading.takeFilesChanged() { requestReload(because: "a configuration file changed") }
         while let done = reloading.takeFinished() { finishReload(done) }
         if let built = reloading.takeBuilt() { _ = received(built) }

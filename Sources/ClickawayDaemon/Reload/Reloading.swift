@@ -33,6 +33,10 @@ final class Reloading {
     private var filesChanged = false
     /// Loads finished, not taken yet (`takeFinished`).
     private var finished: [Finished] = []
+    /// Whether anything above waits to be taken: the daemon asks at every pass, a click's too,
+    /// so stored, and with no runtime exclusivity check (set and cleared by statements of
+    /// this type's own that call out to nothing).
+    @exclusivity(unchecked) private(set) var hasWork = false
     /// What the loader handed back, kept until `retireHandedBack` so that the loader's thread
     /// frees it, whatever the daemon took of it; `builtTaken` once `takeBuilt` gave its model.
     private var handedBack = ConfigReloader.Ready()
@@ -59,7 +63,7 @@ final class Reloading {
         if let watcher {
             loop.watch(watcher.descriptor) { _ in watcher.read(now: MonotonicClock.milliseconds()) }
             loop.schedule(watcher.debounce) { [unowned self] now in
-                if watcher.takeDue(now: now) { filesChanged = true }
+                if watcher.takeDue(now: now) { (filesChanged, hasWork) = (true, true) }
             }
         }
         if let reloader {
@@ -68,6 +72,7 @@ final class Reloading {
                 // Newer than anything not taken yet, which the loader's thread frees.
                 if handedBack.built != nil || handedBack.outcome != nil { retireHandedBack() }
                 handedBack = ready
+                hasWork = true
                 if let outcome = ready.outcome, let done = complete(outcome) { finished.append(done) }
             }
         }
@@ -97,6 +102,7 @@ final class Reloading {
     /// or a reload's when it took the configured one) is freed on the loader's thread.
     func retireHandedBack() {
         builtTaken = false
+        hasWork = !finished.isEmpty
         guard handedBack.built != nil || handedBack.outcome != nil else { return }
         reloader?.retire(handedBack.take())
     }
@@ -148,6 +154,7 @@ final class Reloading {
         guard let reloader else {
             if let done = complete(ConfigReloader.perform(job)) {
                 finished.append(done)
+                hasWork = true
                 finishedHere.deadline = .inMilliseconds(0)
             }
             return

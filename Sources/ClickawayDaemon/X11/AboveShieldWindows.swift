@@ -17,7 +17,7 @@ final class AboveShieldWindows {
     private(set) var pointerOver: WindowID?
     /// Where the pointer was when windows were first watched: one mapped under the pointer
     /// gets no crossing event until the pointer leaves it. Dropped once a crossing says more.
-    private var pointerAsked: PendingReply<WindowID?>?
+    private var pointerAsked: PendingReply<WindowID?>? { didSet { isAsking = pointerAsked != nil } }
 
     init(x: XConnection) { self.x = x }
 
@@ -53,8 +53,9 @@ final class AboveShieldWindows {
         return true
     }
 
-    /// Whether the pointer query is still out.
-    var isAsking: Bool { pointerAsked != nil }
+    /// Whether the pointer query is still out. Stored, with no runtime exclusivity check: the
+    /// display asks at every pass, a click's too.
+    @exclusivity(unchecked) private(set) var isAsking = false
 
     /// Takes the pointer query's answer if it has come: returns whether it put the pointer
     /// over a watched window.
