@@ -197,7 +197,7 @@ public final class Daemon {
     /// What this pass's inputs left for after the settle, in the order they came.
     func finishPass() {
         guard !afterSettle.isEmpty else { return }
-        swap(&afterSettle, &finishing)
+        Swift.swap(&afterSettle, &finishing)
         defer { finishing.removeAll(keepingCapacity: true) }
         for item in finishing {
             switch item {
