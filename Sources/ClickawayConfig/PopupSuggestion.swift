@@ -26,9 +26,10 @@ public struct PopupSuggestion: Sendable {
         self.overrideRedirect = overrideRedirect
     }
 
-    /// WM_CLASS when the window has it; else its title (dzen2's body, many override-redirect
+    /// A Wayland window's app_id when it has one (sway); else WM_CLASS when the window has it; else its title (dzen2's body, many override-redirect
     /// windows have no class); else its type. nil when there is nothing to match.
     public var match: WindowMatch? {
+        if let appId = properties.appId, !appId.isEmpty { return WindowMatch(appId: appId) }
         if properties.windowClass != nil || properties.instance != nil {
             return WindowMatch(windowClass: properties.windowClass, instance: properties.instance, type: distinctiveType)
         }
@@ -44,7 +45,7 @@ public struct PopupSuggestion: Sendable {
 
     /// The class (else the instance, else the title) lower case, as a popup name: `[A-Za-z0-9_-]+`.
     public var name: String {
-        for candidate in [properties.windowClass, properties.instance, properties.title].compactMap({ $0 }) {
+        for candidate in [properties.appId, properties.windowClass, properties.instance, properties.title].compactMap({ $0 }) {
             var name = ""
             for scalar in candidate.lowercased().unicodeScalars {
                 if ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "_" || scalar == "-" {
@@ -89,15 +90,18 @@ public struct PopupSuggestion: Sendable {
 
     public var json: JSON {
         var matchPairs: [(String, JSON)] = []
+        if let a = match?.appId { matchPairs.append(("app_id", .string(a))) }
         if let c = match?.windowClass { matchPairs.append(("class", .string(c))) }
         if let i = match?.instance { matchPairs.append(("instance", .string(i))) }
         if let t = match?.title { matchPairs.append(("title", .string(t))) }
         if let t = match?.type { matchPairs.append(("type", .string(t))) }
+        // "app_id" only for a Wayland window (X11 windows have none).
         return .object([
             ("name", .string(name)),
             ("window", .string(client)),
             ("frame", frame.map(JSON.string) ?? .null),
             ("rect", .array([rect.x, rect.y, rect.width, rect.height].map { .int(Int64($0)) })),
+        ] + (properties.appId.map { [("app_id", JSON.string($0))] } ?? []) + [
             ("class", properties.windowClass.map(JSON.string) ?? .null),
             ("instance", properties.instance.map(JSON.string) ?? .null),
             ("title", properties.title.map(JSON.string) ?? .null),
@@ -109,7 +113,7 @@ public struct PopupSuggestion: Sendable {
     }
 
     private func inlineTable(_ m: WindowMatch) -> String {
-        let pairs = [("class", m.windowClass), ("instance", m.instance), ("title", m.title), ("type", m.type)]
+        let pairs = [("app_id", m.appId), ("class", m.windowClass), ("instance", m.instance), ("title", m.title), ("type", m.type)]
             .compactMap { key, value in value.map { "\(key) = \(tomlString($0))" } }
         return "{ " + pairs.joined(separator: ", ") + " }"
     }

@@ -116,6 +116,38 @@ public struct DismissReply: Equatable, Sendable {
     }
 }
 
+/// `pick` (Wayland): the view clicked, as sway's tree has it: `{"ok":true,"window":ID,
+/// "rect":[X,Y,W,H],"app_id":A,"title":T,"class":C,"instance":I,"pid":P}` (null where it has none).
+public struct PickReply: Equatable, Sendable {
+    public var window: String
+    public var rect: Rect
+    public var appId: String?
+    public var title: String?
+    public var windowClass: String?
+    public var instance: String?
+    public var pid: Int32
+
+    public init(window: String, rect: Rect, appId: String?, title: String?, windowClass: String?, instance: String?, pid: Int32) {
+        (self.window, self.rect, self.appId, self.title) = (window, rect, appId, title)
+        (self.windowClass, self.instance, self.pid) = (windowClass, instance, pid)
+    }
+
+    public var json: JSON {
+        ControlReply.ok([
+            ("window", .string(window)), ("rect", rect.json), ("app_id", appId.map(JSON.string) ?? .null),
+            ("title", title.map(JSON.string) ?? .null), ("class", windowClass.map(JSON.string) ?? .null),
+            ("instance", instance.map(JSON.string) ?? .null), ("pid", .int(Int64(pid))),
+        ])
+    }
+
+    public init(reply: JSON) throws(MalformedReply) {
+        guard let window = reply["window"]?.stringValue, let rect = Rect(json: reply["rect"]) else { throw MalformedReply("pick", reply) }
+        self.init(window: window, rect: rect, appId: reply["app_id"]?.stringValue, title: reply["title"]?.stringValue,
+                  windowClass: reply["class"]?.stringValue, instance: reply["instance"]?.stringValue,
+                  pid: Int32(clamping: reply["pid"]?.intValue ?? 0))
+    }
+}
+
 /// `hit`: `{"ok":true,"explanation":{...},"text":"..."}`: the explanation as `hit --json`
 /// prints it, and in words.
 public struct HitReply: Equatable, Sendable {

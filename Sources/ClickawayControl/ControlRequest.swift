@@ -25,11 +25,14 @@ public enum ControlRequest: Equatable, Sendable {
     /// As `add`, then one `WaitOutcome` line when the popup goes away; closing the connection
     /// first removes the popup.
     case wait(RuntimePopupRequest)
+    /// Wayland (sway): the daemon's overlay takes the next click, and the view under it is
+    /// the answer (`PickReply`); `timeoutMs` without a click, or another button, picks nothing.
+    case pick(timeoutMs: Int)
     /// Draws the live model on the screen for a while (`ShowRequest`), or stops drawing.
     case show(ShowRequest)
 
     public enum Name: String, CaseIterable, Sendable {
-        case sync, status, reload, open, close, toggle, dismiss, hit, monitor, add, wait, show
+        case sync, status, reload, open, close, toggle, dismiss, hit, monitor, add, wait, pick, show
     }
 
     public var name: Name {
@@ -45,6 +48,7 @@ public enum ControlRequest: Equatable, Sendable {
         case .monitor: .monitor
         case .add: .add
         case .wait: .wait
+        case .pick: .pick
         case .show: .show
         }
     }
@@ -68,6 +72,7 @@ public enum ControlRequest: Equatable, Sendable {
             fields += [("x", .int(Int64(x))), ("y", .int(Int64(y))), ("button", .int(Int64(button)))]
         case .add(let popup), .wait(let popup): fields += popup.fields
         case .show(let show): fields += show.fields
+        case .pick(let timeoutMs): fields.append(("timeout_ms", .int(Int64(timeoutMs))))
         case .sync, .status, .reload, .monitor: break
         }
         return .object(fields)
@@ -119,6 +124,10 @@ public enum ControlRequest: Equatable, Sendable {
         case .add: self = .add(try RuntimePopupRequest(json: message, request: "add"))
         case .wait: self = .wait(try RuntimePopupRequest(json: message, request: "wait"))
         case .show: self = .show(try ShowRequest(json: message))
+        case .pick:
+            let timeout = message["timeout_ms"]?.intValue ?? 30_000
+            guard (1...3_600_000).contains(timeout) else { throw Invalid("pick: \"timeout_ms\" is from 1 to 3600000, not \(timeout)") }
+            self = .pick(timeoutMs: Int(timeout))
         }
     }
 }

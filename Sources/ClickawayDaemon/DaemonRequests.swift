@@ -64,6 +64,15 @@ extension Daemon {
         case .close(let name): return try setRectPopup(name) { _ in false }
         case .toggle(let name): return try setRectPopup(name) { !$0 }
         case .dismiss(let name): return try dismissByName(name)
+        case .pick(let timeoutMs):
+            try display.startPick(within: timeoutMs) { [control] picked in
+                let reply = switch picked {
+                case .success(let view): view.json
+                case .failure(let refusal): refusal.json
+                }
+                control.reply(reply.text, to: origin)
+            }
+            return .null
         case .add(let popup): return try register(popup, origin, waiting: false)
         case .wait(let popup): return try register(popup, origin, waiting: true)
         case .show(let request):

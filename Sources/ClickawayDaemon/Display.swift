@@ -72,6 +72,11 @@ public protocol Display: PollSource {
     /// click then goes to it and never reaches the daemon. Answered by `.pointerGrab(id, ...)`
     /// from `nextInput()`, never waited for (for `hit`).
     func probePointerGrab(_ id: Int)
+
+    /// `pick`: the next click anywhere names the window under it, through `done` (called
+    /// once, on the loop: the window, or why nothing was picked). Refused where the display
+    /// cannot (X11: clickawayctl pick grabs the pointer itself).
+    func startPick(within milliseconds: Int, _ done: @escaping (Result<PickReply, Refusal>) -> Void) throws(Refusal)
     /// A new configuration was accepted: windows are matched again, the backend setting followed.
     /// Returns what of it the display cannot apply (a backend it cannot switch to), logged and
     /// kept by the daemon as the last error; nil when all is applied.
@@ -171,6 +176,12 @@ public struct InputToken: Sendable, Equatable {
 }
 
 /// What dismissed popups: a click, or the Escape key.
+extension Display {
+    public func startPick(within milliseconds: Int, _ done: @escaping (Result<PickReply, Refusal>) -> Void) throws(Refusal) {
+        throw Refusal("the daemon picks windows on sway only; on X11 clickawayctl pick grabs the pointer itself")
+    }
+}
+
 public enum DismissTrigger: Sendable {
     case click(Click, Decision)
     case escapeKey(EscapeKey, EscapeOutcome)

@@ -11,7 +11,7 @@ let clickawayctlExitStatuses = [
         """),
     ExitStatusHelp(2, """
         A file that cannot be read, the daemon cannot be reached or went away (the message says how to start it), \
-        or an answer it cannot understand; `pick`: the X server cannot be reached.
+        or an answer it cannot understand; `pick`: the X server (on sway, the daemon) cannot be reached.
         """),
     ExitStatusHelp(3, "`wait` only: the popup went away without being dismissed (closed, its window or parent gone, a reload)."),
     ExitStatusHelp(64, """
@@ -64,7 +64,8 @@ let clickawayctlManual: [ManualSection] = [
                 "click": C} or {"event": "gone", "popup": P, "reason": R}.
                 """),
             ManualItem("pick --json", """
-                "name", a suggested popup name; "window", the client window, and "frame", its frame or null; "rect", \
+                "name", a suggested popup name; "window", the client window (sway's container id on sway), and "frame", \
+                its frame or null; "app_id" for a Wayland window; "rect", \
                 [x, y, width, height]; "class", "instance", "title" (each null when the window has none), "types"; \
                 "match", the window table the printed block would use, or null; "override_redirect"; "dismiss".
                 """),

@@ -1,5 +1,7 @@
 import ClickawayCommandLine
 import ClickawayConfig
+import ClickawayControl
+import ClickawayCore
 import ClickawayJSON
 import ClickawayX11
 import Glibc
@@ -12,9 +14,10 @@ struct Pick: ParsableCommand {
         discussion: """
             Grabs the pointer until you click: button 1 picks the window under the pointer, any \
             other button (not the wheel) cancels. Works with or without the daemon running. \
-            X11 only: in a Wayland session (WAYLAND_DISPLAY set, no --display) it sees Xwayland windows \
-            only and says so, and with no X display it says what to run instead (on sway, \
-            `swaymsg -t get_tree` shows the app_id and title to match). A window \
+            On sway (WAYLAND_DISPLAY and SWAYSOCK set, no --display) the daemon, which must be running, \
+            takes the click on its overlay and names the window under it from sway's tree: the block \
+            matches its app_id (an Xwayland window's class). On other Wayland compositors it says \
+            what to do instead, and with Xwayland it sees X windows only. A window \
             without WM_CLASS gets a title match, and an override-redirect window that does not take \
             WM_DELETE_WINDOW gets dismiss = "kill".
             Exit status: 0 picked; 1 nothing picked (cancelled, timed out, clicked the desktop, \
@@ -37,6 +40,7 @@ struct Pick: ParsableCommand {
     func run() throws {
         // In a Wayland session pick reaches only X clients (Xwayland's), if any.
         let wayland = display == nil ? WaylandPickAdvice(environment: Self.environment) : nil
+        if wayland?.sway == true { return try pickOnSway() }
         let x: XConnection
         do {
             x = try XConnection(display: display)
@@ -75,6 +79,37 @@ struct Pick: ParsableCommand {
 }
 
 extension Pick {
+    /// Through the daemon: its overlay takes the next click, sway's tree names the view.
+    func pickOnSway() throws {
+        let client: ControlClient
+        do {
+            client = try connectToDaemon()
+        } catch {
+            printError("clickawayctl: on sway, pick asks the daemon, which is not reachable; start it, or find what to match by hand. "
+                       + WaylandPickAdvice.swayText)
+            throw error
+        }
+        printError("clickawayctl: click the window to describe with button 1 (another button cancels; giving up after \(timeout) s)")
+        let reply: JSON
+        do {
+            reply = try client.call(ControlRequest.pick(timeoutMs: min(timeout, 3600) * 1000).json,
+                                 timeoutMs: Int32(min(timeout, 3600) * 1000 + 5000))
+        } catch {
+            printError("clickawayctl: \(error)")
+            throw ExitCode(2)
+        }
+        if let refusal = Refusal(reply: reply) {
+            printError("clickawayctl: \(refusal.message); nothing picked")
+            throw ExitCode(1)
+        }
+        let view = try understood { () throws(MalformedReply) in try PickReply(reply: reply) }
+        let properties = WindowMatch.Properties(windowClass: view.windowClass, instance: view.instance, title: view.title,
+                                                appId: view.appId)
+        // sway asks any window to close (`[con_id=N] kill`): "close".
+        let suggestion = PopupSuggestion(client: view.window, frame: nil, rect: view.rect, properties: properties, acceptsDelete: true)
+        print(json ? suggestion.json.text : suggestion.toml)
+    }
+
     static var environment: [String: String] {
         var found: [String: String] = [:]
         for name in ["WAYLAND_DISPLAY", "SWAYSOCK"] {
@@ -95,13 +130,15 @@ struct WaylandPickAdvice {
         sway = !(environment["SWAYSOCK"] ?? "").isEmpty
     }
 
-    var text: String {
-        sway
-            ? #"On sway, list the windows with their app_id (or X class) and title: "#
-                + #"swaymsg -t get_tree | jq -r '.. | select(.pid?) | "\(.app_id // .window_properties.class)  \(.name)"' "#
-                + #"(or read `swaymsg -t get_tree` as it is), and match a native window with window = { app_id = "APP_ID" } "#
-                + #"(and title = "TITLE" if need be), an Xwayland one with window = { class = "CLASS" }."#
-            : "This compositor tells clients nothing of other windows (clickaway's window popups need sway, with $SWAYSOCK): "
-                + "use a rect popup (rect = [X, Y, W, H] in the configuration, or clickawayctl open --rect X,Y,W,H)."
-    }
+    var text: String { sway ? Self.swayText : Self.otherText }
+
+    static let swayText =
+        #"On sway, list the windows with their app_id (or X class) and title: "#
+            + #"swaymsg -t get_tree | jq -r '.. | select(.pid?) | "\(.app_id // .window_properties.class)  \(.name)"' "#
+            + #"(or read `swaymsg -t get_tree` as it is), and match a native window with window = { app_id = "APP_ID" } "#
+            + #"(and title = "TITLE" if need be), an Xwayland one with window = { class = "CLASS" }."#
+
+    static let otherText =
+        "This compositor tells clients nothing of other windows (clickaway's window popups need sway, with $SWAYSOCK): "
+            + "use a rect popup (rect = [X, Y, W, H] in the configuration, or clickawayctl open --rect X,Y,W,H)."
 }

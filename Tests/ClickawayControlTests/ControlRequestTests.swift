@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct ControlRequestTests {
     static let every: [ControlRequest] = [
-        .sync, .status, .reload, .open(popup: "menu"), .close(popup: "menu"), .toggle(popup: "a-b"), .dismiss(popup: "cal"),
+        .sync, .status, .reload, .open(popup: "menu"), .close(popup: "menu"), .toggle(popup: "a-b"), .dismiss(popup: "cal"), .pick(timeoutMs: 5000),
         .hit(x: -5, y: 1080, button: 3), .monitor,
         .add(RuntimePopupRequest(form: .rect(.init(x: -5, y: 1, width: 30, height: 40), output: "DP-1"))),
         .add(RuntimePopupRequest(form: .window(0x1a00003), name: "cal", like: "calendar", parent: "bar",
@@ -36,7 +36,7 @@ import Testing
         ("hello", "malformed request: "),
         (#"[1,2,3]"#, #"a request is an object with a "request" key"#),
         (#"{"request":42}"#, #"a request is an object with a "request" key"#),
-        (#"{"request":"explode"}"#, #"unknown request "explode" (known: sync, status, reload, open, close, toggle, dismiss, hit, monitor, add, wait, show)"#),
+        (#"{"request":"explode"}"#, #"unknown request "explode" (known: sync, status, reload, open, close, toggle, dismiss, hit, monitor, add, wait, pick, show)"#),
         (#"{"request":"open"}"#, #"this request needs the popup's name: {"request":"open","popup":"NAME"}"#),
         (#"{"request":"hit","x":1.5,"y":2}"#, "hit needs integer coordinates"),
         (#"{"request":"hit","x":1,"y":99999999999}"#, "hit needs integer coordinates"),

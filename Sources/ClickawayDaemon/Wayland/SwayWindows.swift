@@ -1,3 +1,4 @@
+internal import ClickawayControl
 internal import ClickawayCore
 internal import ClickawayJSON
 internal import ClickawaySystem
@@ -40,6 +41,8 @@ final class SwayWindows {
     let roster: WindowRoster<Int32>
     /// Every visible view in the last tree, with or without a role: what `--window` may name.
     private(set) var views: Set<UInt32> = []
+    /// The same views in tree order, with their places: what `pick` finds a point in.
+    private var placed: [(id: UInt32, rect: Rect, properties: WindowMatch.Properties, pid: Int32)] = []
     /// The views changed (windows, their roles, places or stacking) since `takeChange()`.
     private var changed = false
     private(set) var failure: String?
@@ -151,6 +154,7 @@ final class SwayWindows {
         collect(tree, into: &found)
         let present = Set(found.map(\.id))
         views = present
+        placed = found
         var changed = false
         for id in roster.entries.keys where !present.contains(id) { changed = roster.forget(id) || changed }
         // A popup's family: the views of its process with its app_id (or X class) opened
@@ -183,6 +187,16 @@ final class SwayWindows {
         changed = changed || order != roster.stacking
         roster.stacking = order
         return changed
+    }
+
+    /// The view under a point, as the last tree has them: of the visible views that contain
+    /// it, the last in tree order (floating views come after tiled ones, in their stacking
+    /// order); nil on no view (the desktop, a bar).
+    func view(at x: Int32, _ y: Int32) -> PickReply? {
+        guard let view = placed.last(where: { $0.rect.contains(x: x, y: y) }) else { return nil }
+        let p = view.properties
+        return PickReply(window: "\(view.id)", rect: view.rect, appId: p.appId, title: p.title, windowClass: p.windowClass,
+                         instance: p.instance, pid: view.pid)
     }
 
     /// What the views of one popup's family share: the process and the app_id (X class).

@@ -56,6 +56,15 @@ public final class WaylandDisplay: Display {
     private var readPrepared = false
     /// The input region shrank: the compositor must have it before "opened" is announced.
     private var regionShrank = false
+    /// A `pick` under way: the overlay takes every click, and the next press answers it.
+    private var picking: ((Result<PickReply, Refusal>) -> Void)?
+    private var pickSeconds = 0
+    /// When the pick gives up.
+    private let pickTimer = LoopTimer()
+    /// The press that answered a pick: its release stays on the overlay too.
+    private var pickRelease: Pressed?
+    /// The holes the engine asked for last (`intercept`), put back after a pick.
+    private var engineHoles: [Rect]?
     private var broken: String?
 
     /// Connects the overlay (layer-shell is required: GNOME, for one, does not offer it),
@@ -129,6 +138,11 @@ public final class WaylandDisplay: Display {
         // compositor; `nextInput` moves them on.
         loop.schedule(treeWait) { _ in }
         loop.schedule(syncWait) { _ in }
+        loop.schedule(pickTimer) { [unowned self] _ in
+            let done = picking
+            endPick()
+            done?(.failure(Refusal("nobody clicked within \(pickSeconds) s")))
+        }
     }
 
     /// Runs the listeners of what is queued and takes the clicks and outputs they brought.
@@ -171,6 +185,22 @@ public final class WaylandDisplay: Display {
             case .pen: .pen
             }
             logger.debug("\(click)")
+            if let done = picking, click.isPressed {
+                pickRelease = pressed
+                endPick()
+                if case .pointer = click.device, PointerButton.x11Button(code: click.button) != 1 {
+                    done(.failure(Refusal("cancelled with another button than the left one")))
+                } else if let view = sway?.view(at: click.x, click.y) {
+                    done(.success(view))
+                } else {
+                    done(.failure(Refusal("the click at (\(click.x), \(click.y)) was on no window sway shows")))
+                }
+                continue
+            }
+            if !click.isPressed, let held = pickRelease, held == pressed {
+                pickRelease = nil
+                continue
+            }
             // A button X11 has no number for cannot be configured, so it dismisses nothing:
             // it goes on, as an unlisted button does.
             guard let button = PointerButton.x11Button(code: click.button) else {
@@ -270,7 +300,7 @@ public final class WaylandDisplay: Display {
     /// refreshes the engine before the press is decided. A sway too slow to answer within
     /// `treeCheckMs` leaves the decision to the tree already known.
     private func askSwayTree() {
-        guard let sway, sway.windowCount > 0 else { return }
+        guard let sway, sway.windowCount > 0 || picking != nil else { return }
         // A press while one waits: the newer tree, by the first press's time limit.
         treeAsked = (sway.requestFreshTree(), treeAsked?.deadline ?? .inMilliseconds(Self.treeCheckMs),
                      treeAsked?.asked ?? MonotonicClock.microseconds())
@@ -330,11 +360,36 @@ public final class WaylandDisplay: Display {
         scheduleTreePolls()
         guard let bounds = client.layoutBounds else { return }
         let holes = engine.open.isEmpty ? [bounds] : engine.holes(in: bounds)
-        guard holes != overlay.holes else { return }
+        engineHoles = holes
+        // A pick keeps the whole overlay until its click.
+        guard picking == nil, holes != overlay.holes else { return }
         if !engine.open.isEmpty { regionShrank = true }
         overlay.setHoles(holes)
         // A click without moving the pointer first goes where the new region says.
         replayer?.repick()
+    }
+
+    /// The overlay takes every click until the next press, which names the view under it
+    /// (sway's tree is read again first, as before a press is decided).
+    public func startPick(within milliseconds: Int, _ done: @escaping (Result<PickReply, Refusal>) -> Void) throws(Refusal) {
+        guard sway != nil else { throw Refusal(windowsUnavailable ?? "no windows to pick from") }
+        guard picking == nil else { throw Refusal("another pick is under way") }
+        picking = done
+        pickSeconds = (milliseconds + 999) / 1000
+        pickTimer.deadline = .inMilliseconds(Int64(milliseconds))
+        overlay.setHoles([])
+        // The compositor has the region before anything else is answered.
+        regionShrank = true
+        flush()
+        replayer?.repick()
+    }
+
+    private func endPick() {
+        picking = nil
+        pickTimer.deadline = nil
+        if let holes = engineHoles ?? client.layoutBounds.map({ [$0] }) { overlay.setHoles(holes) }
+        replayer?.repick()
+        flush()
     }
 
     /// The overlay takes its input region from the compositor, which refuses nothing.
