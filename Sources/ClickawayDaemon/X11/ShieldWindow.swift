@@ -83,11 +83,9 @@ final class ShieldWindow {
         if mapped && other != window { menusAbove.insert(other) }
     }
 
-    /// The windows that stay above the mapped shield (mapped since it was, or since the popup
-    /// that mapped it), but for window managers' frames, which it covers.
-    func windowsAbove(isFrame: (WindowID) -> Bool) -> Set<WindowID> {
-        mapped ? menusAbove.filter { !isFrame($0) } : []
-    }
+    /// Whether `window` stays above the mapped shield (mapped since it was, or since the popup
+    /// that mapped it).
+    func keepsAbove(_ window: WindowID) -> Bool { mapped && menusAbove.contains(window) }
 
     /// Someone else unmapped the shield; the next `update` maps it again.
     func noteUnmapped() { mapped = false }

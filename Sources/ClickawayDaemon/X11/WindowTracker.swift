@@ -74,6 +74,10 @@ final class WindowTracker {
     private var transientsFor: [WindowID: Set<WindowID>] = [:]
     /// The seen unmanaged override-redirect top-levels of each X client (`x.clientBase`).
     private var overrideRedirectOfClient: [WindowID: Set<WindowID>] = [:]
+    /// The seen unmanaged override-redirect top-levels that are no popup and in no popup's
+    /// family (a notification, another program's menu): what the shield follows the pointer
+    /// over. Kept as they are placed, so that a burst of popups costs the shield nothing.
+    private(set) var overrideRedirectBystanders: Set<WindowID> = []
     /// `_NET_WM_WINDOW_TYPE` atoms' names, asked once each.
     private var atomNames: [Atom: String] = [:]
 
@@ -114,6 +118,7 @@ final class WindowTracker {
             }
         } else {
             familyCandidates.remove(top)
+            overrideRedirectBystanders.remove(top)
         }
     }
 
@@ -510,12 +515,6 @@ final class WindowTracker {
     /// rather than a menu, a launcher or a dropdown; false for a window not looked at yet.
     func isFrame(_ top: WindowID) -> Bool { seen[top].map { !$0.unmanagedOverrideRedirect } ?? false }
 
-    /// Whether the top-level was read and is neither a popup nor a window of one's family.
-    func isReadAndNoPopups(_ top: WindowID) -> Bool {
-        guard seen[top] != nil else { return false }
-        return roster[top].map { $0.roles.popup == nil && $0.family == nil } ?? true
-    }
-
     /// The override-redirect windows mapped after the first of the open popup instances: the
     /// menus, launchers and dropdowns of other programs opened since a popup was. Read when
     /// the shield maps, which may come a while after the popup's window (its read, a paced
@@ -621,6 +620,11 @@ final class WindowTracker {
         let owner = familyOwner(of: top, s, byClient: byClient)
         if let owner, roles.popup == nil || roles.popup == owner.popup { roles.popup = nil }
         let family = owner.flatMap { roles.popup == nil ? $0.window : nil }
+        if s.unmanagedOverrideRedirect && roles.popup == nil && family == nil {
+            overrideRedirectBystanders.insert(top)
+        } else {
+            overrideRedirectBystanders.remove(top)
+        }
         guard !roles.isNone || family != nil else { return roster.forget(top) }
         return roster.update(top, window: s.client, rect: s.rect, properties: s.properties, details: s.supportsDelete,
                              roles: roles, family: family, tie: owner?.tie ?? .transient, now: now)

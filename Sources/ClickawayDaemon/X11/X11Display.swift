@@ -283,7 +283,8 @@ public final class X11Display: Display {
     /// none while no popup is open.
     private func watchAboveShield() {
         guard interception == .shield, wanted.active, let shield, shield.mapped else { return aboveShield.update([]) }
-        aboveShield.update(shield.windowsAbove(isFrame: tracker.isFrame).filter(tracker.isReadAndNoPopups))
+        // From the few windows that are no popup's: thousands of popups' windows may be above it.
+        aboveShield.update(tracker.overrideRedirectBystanders.filter(shield.keepsAbove))
         grabOverShield()
     }
 
