@@ -97,6 +97,8 @@ public final class Daemon {
     @exclusivity(unchecked) var commandStarted = false
     /// Makes the loop's next wait return at once: another pass is due.
     let passAgain = LoopTimer()
+    /// The connection a `pick` under way answers to: the pick ends with it.
+    var pickAsker: ControlServer.Connection?
 
     /// What waits for a pass's settle: what must see the state it leaves.
     enum AfterSettle {
@@ -185,6 +187,10 @@ public final class Daemon {
         handleReloads()
         while let request = control.nextRequest() { answer(request) }
         for connection in control.takeHangUps() {
+            if connection == pickAsker {
+                pickAsker = nil
+                display.cancelPick()
+            }
             removeRuntime(runtime.owned(by: connection), .waitEnded)
             displayWaiters = displayWaiters.filter { $0.value.origin.connection != connection }
         }

@@ -65,13 +65,15 @@ extension Daemon {
         case .toggle(let name): return try setRectPopup(name) { !$0 }
         case .dismiss(let name): return try dismissByName(name)
         case .pick(let timeoutMs):
-            try display.startPick(within: timeoutMs) { [control] picked in
+            try display.startPick(within: timeoutMs) { [unowned self] picked in
+                pickAsker = nil
                 let reply = switch picked {
                 case .success(let view): view.json
                 case .failure(let refusal): refusal.json
                 }
                 control.reply(reply.text, to: origin)
             }
+            pickAsker = origin.connection
             return .null
         case .add(let popup): return try register(popup, origin, waiting: false)
         case .wait(let popup): return try register(popup, origin, waiting: true)

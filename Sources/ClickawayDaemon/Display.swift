@@ -77,6 +77,9 @@ public protocol Display: PollSource {
     /// once, on the loop: the window, or why nothing was picked). Refused where the display
     /// cannot (X11: clickawayctl pick grabs the pointer itself).
     func startPick(within milliseconds: Int, _ done: @escaping (Result<PickReply, Refusal>) -> Void) throws(Refusal)
+    /// Ends a pick under way without an answer: whoever asked is gone (`clickawayctl pick`
+    /// interrupted), and the next click must not be taken for it.
+    func cancelPick()
     /// A new configuration was accepted: windows are matched again, the backend setting followed.
     /// Returns what of it the display cannot apply (a backend it cannot switch to), logged and
     /// kept by the daemon as the last error; nil when all is applied.
@@ -180,6 +183,8 @@ extension Display {
     public func startPick(within milliseconds: Int, _ done: @escaping (Result<PickReply, Refusal>) -> Void) throws(Refusal) {
         throw Refusal("the daemon picks windows on sway only; on X11 clickawayctl pick grabs the pointer itself")
     }
+
+    public func cancelPick() {}
 }
 
 public enum DismissTrigger: Sendable {

@@ -323,6 +323,12 @@ final class PickProcess {
         }
     }
 
+    /// Interrupts it (Ctrl-C) and waits for it to exit.
+    func interrupt(timeout: Duration) throws {
+        kill(pid, SIGINT)
+        _ = try finish(timeout: timeout)
+    }
+
     /// Reads until the program closed stdout and stderr, then returns how it exited.
     func finish(timeout: Duration) throws -> PickTests.Result {
         try readUntil("clickawayctl to exit", timeout: timeout) { open.isEmpty }

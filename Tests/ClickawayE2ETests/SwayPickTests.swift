@@ -86,6 +86,22 @@ struct SwayPickTests {
         }
     }
 
+    /// A pick interrupted before its click (Ctrl-C on clickawayctl) ends with its connection:
+    /// the overlay has the popup's holes again, and the next click is decided as usual, not
+    /// taken for the pick until its timeout.
+    @Test func anInterruptedPickGivesTheClicksBack() throws {
+        try withWaylandDaemon(.sway, config: Self.config, privateCompositor: true) { f in
+            try f.ctlOK(["open", "panel"])
+            let run = try Self.startPick(f)
+            try run.interrupt(timeout: .seconds(10))
+            try f.eventually("the overlay to have the popup's holes again") {
+                try f.status()["overlay"]?["holes"] != .array([])
+            }
+            try f.click(900, 600)
+            #expect(try f.openPopups().isEmpty, "the click after an interrupted pick did not dismiss the popup")
+        }
+    }
+
     static func rect(in node: JSON, appId: String) -> Rect? {
         if node["app_id"]?.stringValue == appId, let r = node["rect"] {
             return Rect(json: .array(["x", "y", "width", "height"].map { r[$0] ?? .null }))

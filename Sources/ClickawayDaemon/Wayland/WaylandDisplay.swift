@@ -384,6 +384,12 @@ public final class WaylandDisplay: Display {
         replayer?.repick()
     }
 
+    public func cancelPick() {
+        guard picking != nil else { return }
+        logger.info("pick ended: clickawayctl pick is gone")
+        endPick()
+    }
+
     private func endPick() {
         picking = nil
         pickTimer.deadline = nil
