@@ -447,9 +447,9 @@ public final class Daemon {
     /// Brings the runtime popups in line with the windows, asks for a model with the runtime
     /// popups as they are now, brings the engine and the interception in line, and tells
     /// monitors what opened and closed. Once a pass, from `step()` only, after its handlers;
-    /// never between a press and its answer (`engineFollowsWindows()` alone comes before it). Without a loader thread a
-    /// model is swapped in at once, and the runtime popups are looked at again; each such pass
-    /// resolves or removes one, so they end.
+    /// never between a press and its answer (`engineFollowsWindows()` alone comes before it).
+    /// Without a loader thread a model is swapped in at once, and the runtime popups are
+    /// looked at again; each such pass resolves or removes one, so they end.
     func settle() {
         // Not paced while a request waits for the display: what settling sends must be on the
         // wire before the display's last round trip, so that the request sees it done.

@@ -49,10 +49,10 @@ extension Daemon {
     }
 
     /// A reload the files' changes call for, and what the loader finished since the last
-    /// pass: reloads first (a model built with the
-    /// replaced configuration, ready with it, is not worth swapping in for a moment), then the
-    /// model built with the runtime popups, swapped in when they are still those it was built
-    /// with (else the settle builds it again).
+    /// pass: reloads first (a model built with the replaced configuration, ready with it, is
+    /// not worth swapping in for a moment), then the model built with the runtime popups,
+    /// swapped in when they are still those it was built with (else the settle builds it
+    /// again).
     func handleReloads() {
         guard reloading.hasWork else { return }
         if reloading.takeFilesChanged() { requestReload(because: "a configuration file changed") }

@@ -8,8 +8,8 @@ struct MonitorFeed {
     let control: ControlServer
     /// The open popups last announced, by instance, as they were described then (a reload
     /// may rename or remove their popups), with the rectangle of the last call: a window
-    /// popup moves and resizes without being announced again. Kept only while some client listens (`listening`):
-    /// with none, a burst of popup windows costs nothing here.
+    /// popup moves and resizes without being announced again. Kept only while some client
+    /// listens (`listening`): with none, a burst of popup windows costs nothing here.
     private var announced: [InstanceID: Announced] = [:]
     private var listening = false
 

@@ -83,7 +83,7 @@ public final class XConnection: @unchecked Sendable {
 
     /// Whether two windows were created by the same X client: every id a client allocates
     /// shares the bits outside the resource-id mask (X protocol, connection setup).
-    public func sameClient(_ a: WindowID, _ b: WindowID) -> Bool { a & ~resourceIDMask == b & ~resourceIDMask }
+    public func sameClient(_ a: WindowID, _ b: WindowID) -> Bool { clientBase(of: a) == clientBase(of: b) }
 
     /// The bits every id of `window`'s client shares: the same for windows of one client.
     public func clientBase(of window: WindowID) -> WindowID { window & ~resourceIDMask }

@@ -195,18 +195,12 @@ extension XConnection {
         return CheckedCookie(sequence: cookie.sequence)
     }
 
-    /// Asks for PropertyNotify on another client's window, unchecked: a window that is
-    /// already gone yields an error event, which the event loop logs and drops.
-    public func watchProperties(_ window: WindowID) {
-        var value = EventMask.propertyChange.rawValue
-        xcb_change_window_attributes(c, window, XCB_CW_EVENT_MASK.rawValue, &value)
-    }
-
-    /// Asks for (or stops asking for) the pointer's crossings of another client's window,
+    /// Asks for `mask`'s events of another client's window (PropertyNotify, the pointer's
+    /// crossings; none: stops), replacing this connection's earlier selection there,
     /// unchecked: a window already gone yields an error event, which the event loop logs and
-    /// drops. Any number of clients may select them; ButtonPress only one.
-    public func watchCrossings(_ window: WindowID, _ watching: Bool) {
-        var value = watching ? EventMask([.enterWindow, .leaveWindow]).rawValue : 0
+    /// drops. Any number of clients may select these; ButtonPress only one.
+    public func watch(_ window: WindowID, for mask: EventMask) {
+        var value = mask.rawValue
         xcb_change_window_attributes(c, window, XCB_CW_EVENT_MASK.rawValue, &value)
     }
 

@@ -38,9 +38,8 @@ final class Reloading {
     /// this type's own that call out to nothing).
     @exclusivity(unchecked) private(set) var hasWork = false
     /// What the loader handed back, kept until `retireHandedBack` so that the loader's thread
-    /// frees it, whatever the daemon took of it; `builtTaken` once `takeBuilt` gave its model.
+    /// frees it, whatever the daemon took of it.
     private var handedBack = ConfigReloader.Ready()
-    private var builtTaken = false
     /// Without a loader thread a load finishes where it is asked for: this wakes the loop at
     /// once, so that the next `step()` takes it.
     private let finishedHere = LoopTimer()
@@ -70,7 +69,7 @@ final class Reloading {
             loop.watch(reloader.descriptor) { [unowned self] _ in
                 let ready = reloader.takeReady()
                 // Newer than anything not taken yet, which the loader's thread frees.
-                if handedBack.built != nil || handedBack.outcome != nil { retireHandedBack() }
+                retireHandedBack()
                 handedBack = ready
                 hasWork = true
                 if let outcome = ready.outcome, let done = complete(outcome) { finished.append(done) }
@@ -90,18 +89,13 @@ final class Reloading {
         return finished.isEmpty ? nil : finished.removeFirst()
     }
 
-    /// The model the loader built with runtime popups, once.
-    func takeBuilt() -> ConfigReloader.Built? {
-        guard !builtTaken, let built = handedBack.built else { return nil }
-        builtTaken = true
-        return built
-    }
+    /// The model the loader built with runtime popups, until `retireHandedBack`.
+    func takeBuilt() -> ConfigReloader.Built? { handedBack.built }
 
     /// The loop's last references to what the loader handed back, once the daemon has taken
     /// what it keeps: a model it did not take (built for runtime popups that changed since,
     /// or a reload's when it took the configured one) is freed on the loader's thread.
     func retireHandedBack() {
-        builtTaken = false
         hasWork = !finished.isEmpty
         guard handedBack.built != nil || handedBack.outcome != nil else { return }
         reloader?.retire(handedBack.take())

@@ -24,9 +24,9 @@ final class AboveShieldWindows {
     /// Follows the crossings of exactly `windows`; not flushed.
     func update(_ windows: Set<WindowID>) {
         guard windows != watched else { return }
-        for window in watched.subtracting(windows) { x.watchCrossings(window, false) }
+        for window in watched.subtracting(windows) { x.watch(window, for: []) }
         let added = windows.subtracting(watched)
-        for window in added { x.watchCrossings(window, true) }
+        for window in added { x.watch(window, for: [.enterWindow, .leaveWindow]) }
         if !added.isEmpty {
             if let asked = pointerAsked { x.discard(asked) }
             pointerAsked = x.sendPointerChildOfRoot()

@@ -534,7 +534,7 @@ final class WindowTracker {
     /// mapped after it), at most three times.
     private func placeFamilyCandidates(now: Int64) {
         guard !familyCandidates.isEmpty else { return }
-        let ordered = familyCandidates.sorted { mapOrder[$0] ?? 0 < mapOrder[$1] ?? 0 }
+        let ordered = inMapOrder(familyCandidates)
         var before = roster.instanceKeys
         for _ in 0..<3 {
             for top in ordered { place(top, now: now) }
@@ -555,8 +555,7 @@ final class WindowTracker {
         let window = instanceWindow(top)
         guard window != was else { return }
         if let was {
-            let members = roster.memberKeys(of: was).sorted { mapOrder[$0] ?? 0 < mapOrder[$1] ?? 0 }
-            for member in members { place(member, now: now, byClient: false) }
+            for member in inMapOrder(roster.memberKeys(of: was)) { place(member, now: now, byClient: false) }
         }
         guard let window, let opened = seen[top] else { return }
         var tied: Set<WindowID> = []
@@ -569,7 +568,13 @@ final class WindowTracker {
         for other in overrideRedirectOfClient[x.clientBase(of: opened.client)] ?? [] where other != top {
             if (mapOrder[other] ?? 0) > since, roster[other]?.family != window { tied.insert(other) }
         }
-        for other in tied.sorted(by: { mapOrder[$0] ?? 0 < mapOrder[$1] ?? 0 }) { place(other, now: now) }
+        for other in inMapOrder(tied) { place(other, now: now) }
+    }
+
+    /// `windows` in the order they were mapped, so that a popup is placed before the windows
+    /// it opened.
+    private func inMapOrder(_ windows: Set<WindowID>) -> [WindowID] {
+        windows.sorted { mapOrder[$0] ?? 0 < mapOrder[$1] ?? 0 }
     }
 
     /// The open instance (its window and popup) that the window seen at `top` belongs to, and
@@ -592,15 +597,15 @@ final class WindowTracker {
         }
         guard byClient, s.unmanagedOverrideRedirect else { return nil }
         let mappedAt = mapOrder[top] ?? 0
-        var best: (key: WindowID, order: UInt64)?
+        var best: (window: WindowID, popup: Int32, order: UInt64)?
         for key in roster.instanceKeys where key != top {
             let order = mapOrder[key] ?? 0
             guard order < mappedAt, order > best?.order ?? 0, let entry = roster[key], x.sameClient(entry.window, s.client),
-                  roster.popupOf(window: entry.window) != nil else { continue }
-            best = (key, order)
+                  let popup = roster.popupOf(window: entry.window) else { continue }
+            best = (entry.window, popup, order)
         }
-        guard let best, let entry = roster[best.key] else { return nil }
-        return ownerWithFamily(entry.window, tie: .sameClient)
+        guard let best else { return nil }
+        return ownerWithFamily(best.window, best.popup, tie: .sameClient)
     }
 
     private func ownerWithFamily(_ window: WindowID, _ popup: Int32? = nil, tie: FamilyTie) -> (window: WindowID, popup: Int32, tie: FamilyTie)? {
@@ -815,7 +820,7 @@ final class WindowTracker {
     /// Selects PropertyNotify on `w`, not followed yet, and follows it for `top`.
     private func follow(_ w: WindowID, for top: WindowID) {
         guard watched[w] == nil else { return }
-        reader.watchProperties(w)
+        reader.watch(w, for: .propertyChange)
         watched[w] = top
         watchedFor[top, default: []].append(w)
     }
