@@ -18,10 +18,23 @@ public final class TestDesk {
 
     public var kind: CompositorKind { compositor.kind }
 
-    /// Forgets what the recorder received so far: the next test starts with nothing.
+    /// Forgets what the recorder received so far: the next test starts with nothing. On
+    /// sway, waits for the last test's layout changes to apply first.
     public func reset() throws {
+        if kind == .sway { try waitForSwayLayout() }
         _ = try below.clicks()
         below.forget()
+    }
+
+    /// sway applies layout changes in order, each once the windows it resized have answered
+    /// or 200 ms have passed; a window a test closed never answers. Until then sway's tree
+    /// (what the daemon reads) already shows the next test's windows where they are going,
+    /// while clicks still find them where they were. A new window enters its output when
+    /// its own change applies, so after every change before it.
+    private func waitForSwayLayout() throws {
+        let probe = try TestToplevel(display: compositor.waylandSocket, appId: "clickaway-test-layout-probe", title: "probe",
+                                     width: 1, height: 1)
+        try probe.waitUntilOnAnOutput()
     }
 }
 

@@ -18,6 +18,7 @@ public final class TestToplevel {
     private let wmBaseListener: Listener<xdg_wm_base_listener>
     private let surfaceListener: Listener<xdg_surface_listener>
     private let toplevelListener: Listener<xdg_toplevel_listener>
+    private let surfaceOutputListener: Listener<wl_surface_listener>
     private var buffer: OpaquePointer?
     /// The size of the attached buffer, and the one the compositor asked for last.
     private var size: (width: Int32, height: Int32)
@@ -25,6 +26,8 @@ public final class TestToplevel {
     private var isConfigured = false
     private var failure: Error?
     public private(set) var closeRequested = false
+    /// Whether the compositor has said the window is on an output (wl_surface.enter).
+    public private(set) var isOnAnOutput = false
     private var received: [PressEvent] = []
 
     public init(display: String, appId: String, title: String, width: Int32, height: Int32) throws {
@@ -57,7 +60,13 @@ public final class TestToplevel {
         toplevelFunctions.wm_capabilities = { _, _, _ in }
         toplevelListener = Listener(toplevelFunctions)
 
+        var surfaceOutput = wl_surface_listener()
+        surfaceOutput.enter = { data, _, _ in owner(data, as: TestToplevel.self).isOnAnOutput = true }
+        surfaceOutput.leave = { _, _, _ in }
+        surfaceOutputListener = Listener(surfaceOutput)
+
         let me = Unmanaged.passUnretained(self).toOpaque()
+        wl_surface_add_listener(surface, surfaceOutputListener.pointer, me)
         xdg_wm_base_add_listener(wmBase, wmBaseListener.pointer, me)
         xdg_surface_add_listener(xdgSurface, surfaceListener.pointer, me)
         xdg_toplevel_add_listener(toplevel, toplevelListener.pointer, me)
@@ -85,6 +94,13 @@ public final class TestToplevel {
     public func waitForCloseRequest(timeout: Duration = .seconds(5)) throws {
         try client.connection.wait(for: "the compositor to ask the test window to close", timeout: timeout) {
             closeRequested ? true : nil
+        }
+    }
+
+    /// Dispatches until the compositor says the window is on an output; fails after `timeout`.
+    public func waitUntilOnAnOutput(timeout: Duration = .seconds(5)) throws {
+        try client.connection.wait(for: "the compositor to put the test window on an output", timeout: timeout) {
+            isOnAnOutput ? true : nil
         }
     }
 
