@@ -2,6 +2,7 @@ internal import ClickawayConfig
 internal import ClickawayControl
 internal import ClickawayCore
 internal import ClickawayJSON
+internal import Logging
 
 /// Control requests: each handled in the pass it came in, and answered at once, after the
 /// pass's settle when the reply tells of the state (`status`, `monitor`), or once
@@ -60,9 +61,9 @@ extension Daemon {
         case .reload:
             requestReload(because: "clickawayctl reload", replyTo: origin)
             return .null
-        case .open(let name): return try setRectPopup(name) { _ in true }
-        case .close(let name): return try setRectPopup(name) { _ in false }
-        case .toggle(let name): return try setRectPopup(name) { !$0 }
+        case .open(let name): return try afterSync(setRectPopup(name) { _ in true }, origin)
+        case .close(let name): return try afterSync(setRectPopup(name) { _ in false }, origin)
+        case .toggle(let name): return try afterSync(setRectPopup(name) { !$0 }, origin)
         case .dismiss(let name): return try dismissByName(name)
         case .pick(let timeoutMs):
             try display.startPick(within: timeoutMs) { [unowned self] picked in
@@ -94,6 +95,14 @@ extension Daemon {
             control.send(ControlReply.ok().text, to: origin.client)
             return .null
         }
+    }
+
+    /// Sends `reply` once the display has synced after this pass: a script's next click then
+    /// meets the interception the reply tells of (the compositor or X server takes the
+    /// click from another client, and may take it before what the daemon sent).
+    private func afterSync(_ reply: JSON, _ origin: ControlServer.Request) -> JSON {
+        startSync(.state(reply, origin))
+        return .null
     }
 
     /// `open`, `close` and `toggle` of a `rect` popup. They only tell clickaway the popup's
@@ -131,6 +140,9 @@ extension Daemon {
     enum DisplayWaiter {
         /// `clickawayctl sync`: answered once the display synced.
         case reply(ControlServer.Request)
+        /// A state changed (`open`, `close`, `toggle`): answered with it once the display
+        /// synced, or failed to (the state changed either way).
+        case state(JSON, ControlServer.Request)
         /// `add` or `wait` of a window: registered once the display synced.
         case register(RuntimePopupRequest, ControlServer.Request, waiting: Bool)
         /// `hit`: explained once the display said whether another program holds the pointer.
@@ -138,7 +150,7 @@ extension Daemon {
 
         var origin: ControlServer.Request {
             switch self {
-            case .reply(let origin), .register(_, let origin, _), .hit(_, _, _, let origin): origin
+            case .reply(let origin), .state(_, let origin), .register(_, let origin, _), .hit(_, _, _, let origin): origin
             }
         }
     }
@@ -169,11 +181,18 @@ extension Daemon {
     func reply(to waiter: DisplayWaiter, failure: String?, pointerHeldBy: String?) {
         let reply: JSON
         do throws(Refusal) {
-            if let failure { throw Refusal(failure) }
             switch waiter {
-            case .reply: reply = ControlReply.ok()
-            case .register(let request, let origin, let waiting): reply = try register(request, origin, waiting: waiting, displaySynced: true)
+            case .state(let state, _):
+                if let failure { logger.warning("the display did not sync after a request: \(failure)") }
+                reply = state
+            case .reply:
+                if let failure { throw Refusal(failure) }
+                reply = ControlReply.ok()
+            case .register(let request, let origin, let waiting):
+                if let failure { throw Refusal(failure) }
+                reply = try register(request, origin, waiting: waiting, displaySynced: true)
             case .hit(let x, let y, let button, _):
+                if let failure { throw Refusal(failure) }
                 let context = ExplanationContext(describe: display.windows.describe, tie: display.windows.tie(of:),
                                                  otherGrab: pointerHeldBy)
                 reply = HitReply(engine.explain(button: button, x: x, y: y, time: display.now()), context).json
