@@ -84,6 +84,9 @@ public final class Daemon {
     let pacedSettle = LoopTimer()
     /// Requests waiting for the display's answer, by the number `ask` gave them.
     var displayWaiters: [Int: DisplayWaiter] = [:]
+    /// Syncs started for an interception that takes clicks only once the display has synced:
+    /// monitors hear what opened after the last (`DisplayWaiter.announce`).
+    var announcementsWait = 0
     var displaySerial = 0
     /// `clickawayctl show`: the model drawn on the screen (Show/ShowDrawing.swift).
     let show: ShowDrawing
@@ -192,7 +195,7 @@ public final class Daemon {
                 display.cancelPick()
             }
             removeRuntime(runtime.owned(by: connection), .waitEnded)
-            displayWaiters = displayWaiters.filter { $0.value.origin.connection != connection }
+            displayWaiters = displayWaiters.filter { $0.value.origin?.connection != connection }
         }
         settle()
         pacedSettleMoved()
@@ -472,11 +475,14 @@ public final class Daemon {
         unsettled = false
         updateEngine()
         show.update(engine)
-        display.intercept(engine)
         // Announced once the display has the new interception: a script that clicks when it
         // sees "opened" is not faster than the daemon.
+        if display.intercept(engine) {
+            announcementsWait += 1
+            startSync(.announce)
+        }
         display.flush()
-        monitor.announce(engine.open, windows: display.windows, describe: openPopup)
+        if announcementsWait == 0 { monitor.announce(engine.open, windows: display.windows, describe: openPopup) }
         supervision.status(statusLine())
     }
 

@@ -147,10 +147,15 @@ extension Daemon {
         case register(RuntimePopupRequest, ControlServer.Request, waiting: Bool)
         /// `hit`: explained once the display said whether another program holds the pointer.
         case hit(x: Int32, y: Int32, button: UInt8, ControlServer.Request)
+        /// Monitors hear what opened once the display has synced after an interception that
+        /// takes clicks only then (`Display.intercept`).
+        case announce
 
-        var origin: ControlServer.Request {
+        /// Who asked; nil for the daemon's own.
+        var origin: ControlServer.Request? {
             switch self {
             case .reply(let origin), .state(_, let origin), .register(_, let origin, _), .hit(_, _, _, let origin): origin
+            case .announce: nil
             }
         }
     }
@@ -191,6 +196,11 @@ extension Daemon {
             case .register(let request, let origin, let waiting):
                 if let failure { throw Refusal(failure) }
                 reply = try register(request, origin, waiting: waiting, displaySynced: true)
+            case .announce:
+                if let failure { logger.warning("the display did not sync after taking clicks: \(failure)") }
+                announcementsWait -= 1
+                if announcementsWait == 0 { monitor.announce(engine.open, windows: display.windows, describe: openPopup) }
+                reply = .null
             case .hit(let x, let y, let button, _):
                 if let failure { throw Refusal(failure) }
                 let context = ExplanationContext(describe: display.windows.describe, tie: display.windows.tie(of:),
@@ -200,7 +210,7 @@ extension Daemon {
         } catch {
             reply = error.json
         }
-        if reply != .null { control.reply(reply.text, to: waiter.origin) }
+        if reply != .null, let origin = waiter.origin { control.reply(reply.text, to: origin) }
     }
 
     func status() -> StatusReport {

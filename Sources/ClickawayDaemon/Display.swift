@@ -52,8 +52,11 @@ public protocol Display: PollSource {
     /// Answers the Escape key by its token: passed on or eaten.
     func answerEscape(_ key: EscapeKey, _ outcome: EscapeOutcome)
     /// Takes clicks for the engine's open popups. What another client holds comes later,
-    /// once the display has heard (`.intercepted`): never waited for.
-    func intercept(_ engine: DecisionEngine)
+    /// once the display has heard (`.intercepted`): never waited for. Returns true when clicks
+    /// meet the new interception only once the server has read it, which a sync tells
+    /// (Wayland: the overlay's input region grew), false when it is in place as sent (X11:
+    /// the server handles the grabs before any later click).
+    func intercept(_ engine: DecisionEngine) -> Bool
     /// What the interception met since last asked: grabs another client holds, `auto` leaving
     /// grabs for the shield. Asked at `.intercepted`.
     func takeInterceptionNotices() -> [InterceptionNotice]

@@ -24,7 +24,7 @@ struct SwayPickTests {
         """
 
     /// Runs pick as a user on the sway session does, and waits until the overlay takes
-    /// every click (no hole at all).
+    /// every click (no hole at all) at the compositor.
     static func startPick(_ f: WaylandDaemonFixture, _ arguments: [String] = []) throws -> PickProcess {
         var environment = f.environment
         environment["PATH"] = "/usr/bin:/bin"
@@ -33,6 +33,8 @@ struct SwayPickTests {
         try f.eventually("the overlay to take every click for the pick") {
             try f.status()["overlay"]?["holes"] == .array([])
         }
+        // The compositor has the region once the daemon's sync, sent after it, comes back.
+        try f.sync()
         return run
     }
 

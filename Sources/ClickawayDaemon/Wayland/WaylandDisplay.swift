@@ -54,8 +54,6 @@ public final class WaylandDisplay: Display {
     private let nextTreePoll = LoopTimer()
     /// Whether a `prepareRead()` awaits its `readEvents()` or `cancelRead()`.
     private var readPrepared = false
-    /// The input region shrank: the compositor must have it before "opened" is announced.
-    private var regionShrank = false
     /// A `pick` under way: the overlay takes every click, and the next press answers it.
     private var picking: ((Result<PickReply, Refusal>) -> Void)?
     private var pickSeconds = 0
@@ -355,18 +353,20 @@ public final class WaylandDisplay: Display {
 
     /// The input region is everything but the holes; with no popup open, one hole covers
     /// every output and the overlay takes nothing.
-    public func intercept(_ engine: DecisionEngine) {
+    /// The compositor takes the new region from this client's connection, a click from
+    /// another's: while popups are open, the region is in place once a sync comes back.
+    public func intercept(_ engine: DecisionEngine) -> Bool {
         popupsOpen = !engine.open.isEmpty
         scheduleTreePolls()
-        guard let bounds = client.layoutBounds else { return }
+        guard let bounds = client.layoutBounds else { return false }
         let holes = engine.open.isEmpty ? [bounds] : engine.holes(in: bounds)
         engineHoles = holes
         // A pick keeps the whole overlay until its click.
-        guard picking == nil, holes != overlay.holes else { return }
-        if !engine.open.isEmpty { regionShrank = true }
+        guard picking == nil, holes != overlay.holes else { return false }
         overlay.setHoles(holes)
         // A click without moving the pointer first goes where the new region says.
         replayer?.repick()
+        return popupsOpen
     }
 
     /// The overlay takes every click until the next press, which names the view under it
@@ -378,8 +378,6 @@ public final class WaylandDisplay: Display {
         pickSeconds = (milliseconds + 999) / 1000
         pickTimer.deadline = .inMilliseconds(Int64(milliseconds))
         overlay.setHoles([])
-        // The compositor has the region before anything else is answered.
-        regionShrank = true
         flush()
         replayer?.repick()
     }
@@ -403,16 +401,7 @@ public final class WaylandDisplay: Display {
 
     public func flush() {
         guard broken == nil else { return }
-        do {
-            if regionShrank {
-                regionShrank = false
-                try client.connection.roundtrip()
-            } else {
-                try client.connection.flush()
-            }
-        } catch {
-            broken = "\(error)"
-        }
+        do { try client.connection.flush() } catch { broken = "\(error)" }
     }
 
     /// How long a sync waits for the compositor and sway's tree before it is refused.

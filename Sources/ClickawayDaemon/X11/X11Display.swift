@@ -469,7 +469,7 @@ public final class X11Display: Display {
     /// Grabs on the root for the open popups' buttons, or the shield with the engine's
     /// holes; Escape grabbed while a popup that wants it is open. What the server refuses
     /// comes from `nextInput` once it has answered (`collectRefusals`).
-    public func intercept(_ engine: DecisionEngine) {
+    public func intercept(_ engine: DecisionEngine) -> Bool {
         let popups = engine.model.popups
         var buttons = ButtonSet(bits: 0)
         for o in engine.open { buttons.bits |= popups[Int(o.popup)].buttons.bits }
@@ -486,6 +486,7 @@ public final class X11Display: Display {
         watchAboveShield()
         let wantsEscape = (showTakesEscape && interception == .grab) || engine.open.contains { popups[Int($0.popup)].escape }
         escapeGrabs.request(wantsEscape ? escapeKeycodes.map(PassiveGrabSet.Input.key) : [])
+        return false
     }
 
     /// Grab mode: the open popups' buttons on the root.

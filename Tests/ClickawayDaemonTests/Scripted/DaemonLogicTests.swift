@@ -89,6 +89,25 @@ import Testing
         #expect(names == ["opened sub", "closed menu"], "\(events)")
     }
 
+    /// Where the interception takes clicks only once the display has synced (Wayland's
+    /// overlay), monitors hear "opened" after that sync, and nothing waits on the loop.
+    @Test func aPopupIsAnnouncedOnceTheDisplayHasItsInterception() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu"))
+        d.display.interceptionWaitsForSync = true
+        d.display.syncsWait = true
+        let monitor = try d.connect()
+        try monitor.send(#"{"request":"monitor"}"#)
+        #expect(try monitor.reply(from: d, to: "monitor").contains(#""ok":true"#))
+        d.display.map(1, class: "Menu", at: Self.menuRect)
+        try d.step(until: "the daemon to sync after taking clicks for the menu") { d.display.syncsStarted.count == 1 }
+        #expect(d.daemon.openNames == ["menu"])
+        #expect(monitor.line() == nil, "a monitor heard of the menu before the display had its interception")
+        d.display.finishSyncs()
+        d.step()
+        let opened = try #require(monitor.line())
+        #expect(try JSON.parse(opened)["event"]?.stringValue == "opened", "\(opened)")
+    }
+
     // MARK: - Clicks
 
     @Test func anOutsideClickIsAnsweredFirstThenThePopupClosedThenTheInterceptionEnds() throws {

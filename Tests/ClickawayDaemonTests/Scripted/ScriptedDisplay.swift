@@ -107,12 +107,17 @@ final class ScriptedDisplay: Display {
     /// How many times the daemon asked for the interception.
     private(set) var intercepts = 0
 
-    func intercept(_ engine: DecisionEngine) {
+    /// A display whose interception takes clicks only once it has synced, as Wayland's overlay.
+    var interceptionWaitsForSync = false
+
+    func intercept(_ engine: DecisionEngine) -> Bool {
         intercepts += 1
         let open = engine.open.map { engine.model.popups[Int($0.popup)].name }
         isIntercepting = !open.isEmpty
-        if open != interceptedFor { effects.append(.intercepting(open)) }
+        let changed = open != interceptedFor
+        if changed { effects.append(.intercepting(open)) }
         interceptedFor = open
+        return interceptionWaitsForSync && changed && !open.isEmpty
     }
 
     func close(_ window: UInt32, _ spec: PopupSpec, trigger: DismissTrigger) {
