@@ -42,6 +42,8 @@ public final class Daemon {
     /// When the next runtime popup's wait for its window runs out.
     let windowWaits = LoopTimer()
     /// When the next dismissed window's time to disappear runs out (`closingMoved()`).
+    /// Dismissed windows not gone yet (`ClosingWindows`), and when the first counts as open again.
+    var closing = ClosingWindows()
     let closingTimer = LoopTimer()
     /// `--backend`, which wins over `[settings] backend`.
     let backendOverride: Backend?
@@ -273,8 +275,12 @@ public final class Daemon {
                 unpaced = true
             case .changed:
                 windowsChanged = true
-                // A window gone is no longer closing.
-                closingMoved()
+            case .closeRefused(let window):
+                // The window stays, and counts as open again.
+                if closing.cancel(window) {
+                    closingMoved()
+                    unsettled = true
+                }
             case .outputsChanged:
                 engine.setOutputs(display.outputs)
                 unsettled = true
@@ -371,7 +377,7 @@ public final class Daemon {
         for instance in dismissed {
             let spec = model.popups[Int(instance.popup)]
             if let window = instance.id.window {
-                display.windows.closing.mark(window, now: now)
+                closing.mark(window, openedAt: instance.openedAt, now: now)
                 if case .command(let argv) = spec.dismiss {
                     runCommand(argv, spec, window: window, trigger: trigger)
                 } else {
@@ -406,14 +412,14 @@ public final class Daemon {
         commandStarted = true
         // The command could not even start: the window stays, and so does the popup.
         if !started, let window {
-            display.windows.closing.cancel(window)
+            closing.cancel(window)
             closingMoved()
         }
     }
 
     /// A failed command leaves its window, which counts as open again while it is there.
     func reapCommands() {
-        for failed in commands.reap() where display.windows.closing.cancel(failed) && display.windows.isPresent(failed) {
+        for failed in commands.reap() where closing.cancel(failed) && display.windows.isPresent(failed) {
             logger.warning("the dismiss command failed and the window is still there: it counts as open again",
                            metadata: ["window": "\(display.windows.describe(failed))"])
             unsettled = true
@@ -422,7 +428,7 @@ public final class Daemon {
     }
 
     func expireClosing(now: Int64) {
-        let stillThere = display.windows.closing.expire(now: now).filter(display.windows.isPresent)
+        let stillThere = closing.expire(now: now).filter(display.windows.isPresent)
         closingMoved()
         for window in stillThere {
             logger.warning("a dismissed window is still there \(ClosingWindows.timeoutMs) ms later: it counts as open again",
@@ -438,11 +444,9 @@ public final class Daemon {
         pacedSettle.deadline = windowsChanged ? pacing.deadline : nil
     }
 
-    /// After the daemon marked or cancelled closing windows, or the display read windows
-    /// going (which cancels theirs): the display's own cancels only ever make the deadline
-    /// later, so one it has not told of costs a wakeup at most.
+    /// After closing windows were marked, cancelled or went.
     func closingMoved() {
-        closingTimer.deadline = display.windows.closing.nextDeadline.map(Deadline.init(milliseconds:))
+        closingTimer.deadline = closing.nextDeadline.map(Deadline.init(milliseconds:))
     }
 
     // MARK: - State
@@ -505,6 +509,7 @@ public final class Daemon {
                 }
             }
         }
+        if closing.leaveOut(of: &open, &areas) { closingMoved() }
         engine.setOpen(open)
         engine.setWindowAreas(areas)
     }

@@ -114,6 +114,8 @@ public enum DisplayInput: Sendable {
     case changed
     /// The outputs changed (`Display.outputs`).
     case outputsChanged
+    /// The server refused to close a dismissed popup's window (`close`): it stays.
+    case closeRefused(UInt32)
     /// The `startSync(id)` is done, or why it failed.
     case synced(Int, failure: String?)
     /// The answer to `probePointerGrab(id)`: why clicks go to another program now, nil when

@@ -45,6 +45,8 @@ final class SwayWindows {
     private var placed: [(id: UInt32, rect: Rect, properties: WindowMatch.Properties, pid: Int32)] = []
     /// The views changed (windows, their roles, places or stacking) since `takeChange()`.
     private var changed = false
+    /// Windows sway refused to close (`close`), not told yet.
+    private(set) var closeRefusals: [UInt32] = []
     private(set) var failure: String?
 
     init(socketPath: String, model: ClickModel, logger: Logger) throws(SwayIPC.Failure) {
@@ -68,6 +70,9 @@ final class SwayWindows {
         defer { changed = false }
         return changed
     }
+
+    /// A window sway refused to close, oldest first.
+    func takeCloseRefusal() -> UInt32? { closeRefusals.isEmpty ? nil : closeRefusals.removeFirst() }
 
     /// Reads both connections: events ask for a new tree, replies are applied.
     func read() {
@@ -140,7 +145,7 @@ final class SwayWindows {
             let refusal = reply.arrayValue?.first { $0["success"]?.boolValue != true }
             if let refusal {
                 logger.warning("sway did not close window \(window): \(refusal["error"]?.stringValue ?? refusal.text)")
-                if roster.closing.cancel(window) { changed = true }
+                closeRefusals.append(window)
             }
         }
     }

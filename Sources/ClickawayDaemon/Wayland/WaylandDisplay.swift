@@ -113,7 +113,7 @@ public final class WaylandDisplay: Display {
         do { try client.connection.flush() } catch { broken = "\(error)" }
         // Clicks and syncs wait while sway's tree asked for before a press has not come.
         let waitingForTree = treeAsked != nil
-        return changed || outputsChanged || !grabProbes.isEmpty
+        return changed || outputsChanged || !grabProbes.isEmpty || sway?.closeRefusals.isEmpty == false
             || (!waitingForTree && (!clicks.isEmpty || syncs.first?.canAdvance(sway) == true))
     }
 
@@ -174,6 +174,7 @@ public final class WaylandDisplay: Display {
             changed = false
             return .changed
         }
+        if let refused = sway?.takeCloseRefusal() { return .closeRefused(refused) }
         guard treeKnown else { return nil }
         while !clicks.isEmpty {
             let click = clicks.removeFirst()

@@ -27,8 +27,6 @@ public protocol WindowSource: AnyObject {
     func tie(of window: UInt32) -> FamilyTie?
     /// The window as users and scripts see it (`0x1a00003`, or sway's container id).
     func describe(_ window: UInt32) -> String
-    /// Dismissed windows not gone yet: see `ClosingWindows`.
-    var closing: ClosingWindows { get set }
 }
 
 /// The windows that play a role in the configuration, kept by the X window tracker and by
@@ -84,14 +82,6 @@ public final class WindowRoster<Details>: WindowSource {
     /// The popup instances in the order of `order`, kept as windows are stacked and popups
     /// open and close (`openInstances`).
     private var stacked = StackedInstances()
-    /// Looked at for every open instance (`openInstances`), so with no runtime exclusivity
-    /// check: ClosingWindows' methods change only itself.
-    @exclusivity(unchecked) public var closing = ClosingWindows() {
-        didSet {
-            // Every window mapped or gone cancels its closing: most had none.
-            if closing != oldValue { openCache = nil; areasCache = nil }
-        }
-    }
     /// The key of each entry by its window (`entry(forWindow:)`).
     private var keyOfWindow: [UInt32: UInt32] = [:]
     /// The keys of the entries of each open instance's family, by the instance's window.
@@ -135,7 +125,6 @@ public final class WindowRoster<Details>: WindowSource {
         guard !roles.isNone || family != nil else { return forget(key) }
         let before = entries[key]
         let still = before.flatMap { $0.window == window && $0.roles.popup == roles.popup ? $0 : nil }
-        if still == nil { closing.cancel(window) }
         if let before { unindex(key, before) }
         let entry = Entry(window: window, rect: rect, properties: properties, roles: roles,
                           openedAt: still?.openedAt ?? now, details: details, family: family,
@@ -160,7 +149,7 @@ public final class WindowRoster<Details>: WindowSource {
 
     /// The popup whose open instance is `window`, nil when no such instance is open.
     public func popupOf(window: UInt32) -> Int32? {
-        guard let entry = entry(forWindow: window), entry.family == nil, !closing.contains(window) else { return nil }
+        guard let entry = entry(forWindow: window), entry.family == nil else { return nil }
         return entry.roles.popup
     }
 
@@ -220,7 +209,6 @@ public final class WindowRoster<Details>: WindowSource {
     public func forget(_ key: UInt32) -> Bool {
         guard let entry = entries.removeValue(forKey: key) else { return false }
         unindex(key, entry)
-        closing.cancel(entry.window)
         if let popup = entry.roles.popup {
             logOpening("popup closed", ["popup": "\(model.popups[Int(popup)].name)", "window": "\(describe(entry.window))"])
         }
@@ -325,9 +313,7 @@ public final class WindowRoster<Details>: WindowSource {
         if let openCache { return openCache }
         var open: [PopupInstance] = []
         open.reserveCapacity(stacked.sorted.count)
-        for (_, instance) in stacked.sorted where closing.isEmpty || !closing.contains(instance.id.window ?? 0) {
-            open.append(instance)
-        }
+        for (_, instance) in stacked.sorted { open.append(instance) }
         openCache = open
         return open
     }
@@ -438,39 +424,9 @@ struct StackedInstances {
     }
 }
 
-/// Windows asked to close and not gone yet: they no longer count as open, unless still
-/// there `timeoutMs` later (the program ignored the request, or the command failed).
-public struct ClosingWindows: Equatable, Sendable {
-    private var deadlines: [UInt32: Int64] = [:]
-
-    public var isEmpty: Bool { deadlines.isEmpty }
-    public static let timeoutMs: Int64 = 2000
-
-    public init() {}
-
-    public func contains(_ window: UInt32) -> Bool { deadlines[window] != nil }
-
-    public mutating func mark(_ window: UInt32, now: Int64) { deadlines[window] = now + Self.timeoutMs }
-
-    /// Returns whether the window was closing.
-    @discardableResult
-    public mutating func cancel(_ window: UInt32) -> Bool { deadlines.removeValue(forKey: window) != nil }
-
-    /// When the next dismissed window's time to disappear runs out, if any is pending.
-    public var nextDeadline: Int64? { deadlines.values.min() }
-
-    /// The windows whose time ran out, no longer closing.
-    public mutating func expire(now: Int64) -> [UInt32] {
-        let expired = deadlines.filter { $0.value <= now }.map(\.key)
-        for window in expired { deadlines[window] = nil }
-        return expired
-    }
-}
-
 /// A display without windows to match (a Wayland compositor other than sway): only `rect`
 /// popups open.
 public final class NoWindows: WindowSource {
-    public var closing = ClosingWindows()
     public init() {}
     public func openInstances() -> [PopupInstance] { [] }
     public func windowAreas() -> [Area] { [] }

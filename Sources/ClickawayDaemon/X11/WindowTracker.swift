@@ -437,7 +437,6 @@ final class WindowTracker {
             return false
         case .destroyNotify(let e):
             roster.unstack(e.window)
-            roster.closing.cancel(e.window)
             mapped[e.window] = nil
             mapOrder[e.window] = nil
             dequeue(e.window)

@@ -71,6 +71,9 @@ final class ScriptedDisplay: Display {
 
     func escape() { inputs.append(.escapeKey(EscapeKey(time: clock))) }
 
+    /// The server refused to close `window` (sway answering `kill` with an error).
+    func refuseClose(_ window: UInt32) { inputs.append(.closeRefused(window)) }
+
     /// The effects since the last call.
     func takeEffects() -> [Effect] {
         defer { effects = [] }
