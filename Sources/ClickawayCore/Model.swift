@@ -256,11 +256,45 @@ public struct ExclusionSpec: Sendable, Equatable {
     public init(source: AreaSource) { self.source = source }
 }
 
+/// The `backend` setting: which display server, and on X11 how clicks are taken. Two
+/// choices in one word for users; `displayKind` and `x11Mode` part them.
 public enum Backend: String, Sendable, CaseIterable {
     case auto
     case x11Grab = "x11-grab"
     case x11Shield = "x11-shield"
     case wayland
+
+    /// The display server asked for; nil: the session's (Wayland when it has one).
+    public var displayKind: DisplayKind? {
+        switch self {
+        case .auto: nil
+        case .x11Grab, .x11Shield: .x11
+        case .wayland: .wayland
+        }
+    }
+
+    /// How an X server's clicks are taken.
+    public var x11Mode: X11Mode {
+        switch self {
+        case .x11Grab: .grab
+        case .x11Shield: .shield
+        case .auto, .wayland: .auto
+        }
+    }
+}
+
+/// A display server clickaway runs on, chosen at start.
+public enum DisplayKind: String, Sendable {
+    case x11
+    case wayland
+}
+
+/// How clicks are taken on X11: grabs on the root, the shield window, or grabs falling back
+/// on the shield where another client holds one (`auto`).
+public enum X11Mode: Sendable, Equatable {
+    case auto
+    case grab
+    case shield
 }
 
 public enum LogLevel: String, Sendable, CaseIterable {

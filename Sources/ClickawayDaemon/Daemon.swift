@@ -21,7 +21,7 @@ public import Logging
 /// (`AfterSettle`). Nothing `settle()` runs calls a handler or `settle()` again. The handlers
 /// of control requests, runtime popups and reloads are in `DaemonRequests`,
 /// `DaemonRuntimePopups` and `DaemonModels`.
-public final class Daemon {
+final class Daemon {
     let display: any Display
     let logger: Logger
     let loop: PollLoop
@@ -119,7 +119,7 @@ public final class Daemon {
 
     /// `startErrors`: the files had these errors at start, and `config` is the last good
     /// configuration or none (`running`).
-    public init(display: any Display, config: LoadedConfig, configFile: String?, backend: Backend?,
+    init(display: any Display, config: LoadedConfig, configFile: String?, backend: Backend?,
                 running: RunningConfig = .files, startErrors: String? = nil, loop: PollLoop, control: ControlServer,
                 notifier: SystemdNotifier?, logger: Logger) {
         self.display = display
@@ -137,7 +137,7 @@ public final class Daemon {
         if let startErrors { commands.notifyRejected(startErrors, running: running, enabled: config.model.settings.notify) }
         show = ShowDrawing(display: display, logger: logger)
         model = config.model
-        engine = DecisionEngine(model: config.model, outputs: display.outputs)
+        engine = DecisionEngine(model: config.model, outputs: display.state.outputs)
         // Appended to after every click: no allocation once a pass has held a few.
         afterSettle.reserveCapacity(16)
         finishing.reserveCapacity(16)
@@ -150,15 +150,16 @@ public final class Daemon {
     /// Runs until SIGTERM/SIGINT (returns 0) or the display goes away (returns 1).
     public func run() -> Int32 {
         logger.info("running", metadata: [
-            "display": "\(display.name)", "backend": "\(display.interceptionName)", "popups": "\(config.popupCount)",
+            "display": "\(display.state.name)", "backend": "\(display.state.interception)", "popups": "\(config.popupCount)",
             "control": "\(control.path)",
         ])
         start()
         while Signals.terminate == 0 {
             step()
-            if let failure = display.failure {
-                logger.critical("lost the connection to the display \(display.name): \(failure)")
-                supervision.stopping("lost the display \(display.name)")
+            if let failure = display.state.failure {
+                let name = display.state.name
+                logger.critical("lost the connection to the display \(name): \(failure)")
+                supervision.stopping("lost the display \(name)")
                 _ = commands.reap()
                 return 1
             }
@@ -194,7 +195,7 @@ public final class Daemon {
         for connection in control.takeHangUps() {
             if connection == pickAsker {
                 pickAsker = nil
-                display.cancelPick()
+                display.perform(.cancelPick)
             }
             removeRuntime(runtime.owned(by: connection), .waitEnded)
             displayWaiters = displayWaiters.filter { $0.value.origin?.connection != connection }
@@ -241,9 +242,9 @@ public final class Daemon {
     }
 
     /// Each source of input and each deadline, with what to do about it. The display comes
-    /// first: libwayland's read must be finished before anything else runs.
+    /// first (its connection first of all): libwayland's read must be finished before
+    /// anything else runs.
     func registerWithLoop() {
-        loop.add(display)
         display.register(with: loop)
         loop.watch(Signals.pipe.read) { _ in Signals.drain() }
         reloading.register(with: loop)
@@ -282,7 +283,7 @@ public final class Daemon {
                     unsettled = true
                 }
             case .outputsChanged:
-                engine.setOutputs(display.outputs)
+                engine.setOutputs(display.state.outputs)
                 unsettled = true
             case .synced(let id, let failure):
                 answered(id, failure: failure, pointerHeldBy: nil)
@@ -381,14 +382,13 @@ public final class Daemon {
                 if case .command(let argv) = spec.dismiss {
                     runCommand(argv, spec, window: window, trigger: trigger)
                 } else {
-                    display.close(window, spec, trigger: trigger)
+                    display.perform(.close(window, spec, trigger: trigger))
                 }
             } else {
                 rects.dismissed(instance.id)
                 if case .command(let argv) = spec.dismiss { runCommand(argv, spec, window: nil, trigger: trigger) }
             }
         }
-        display.flush()
         closingMoved()
         unsettled = true
         // Runtime popups end with their dismissal; whoever waits on one hears how.
@@ -481,11 +481,10 @@ public final class Daemon {
         show.update(engine)
         // Announced once the display has the new interception: a script that clicks when it
         // sees "opened" is not faster than the daemon.
-        if display.intercept(engine) {
+        if display.intercept(engine, showing: show.isShowing) {
             announcementsWait += 1
             startSync(.announce)
         }
-        display.flush()
         if announcementsWait == 0 { monitor.announce(engine.open, windows: display.windows, describe: openPopup) }
         supervision.status(statusLine())
     }
@@ -552,7 +551,7 @@ public final class Daemon {
     }
 
     func statusLine() -> String {
-        let base = counted(config.popupCount, "popup") + " configured, \(engine.open.count) open" + (display.isIntercepting ? ", intercepting clicks" : "")
+        let base = counted(config.popupCount, "popup") + " configured, \(engine.open.count) open" + (display.state.isIntercepting ? ", intercepting clicks" : "")
         switch running {
         case .lastGood: return base + "; the configuration has errors: running the last good one"
         case .none: return base + "; the configuration has errors: running with none"
@@ -564,7 +563,6 @@ public final class Daemon {
         supervision.stopping()
         show.stop(because: "the daemon is stopping")
         display.release()
-        display.flush()
         _ = commands.reap()
         logger.info("exiting: grabs released")
     }

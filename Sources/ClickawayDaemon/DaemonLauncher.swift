@@ -106,7 +106,7 @@ public enum DaemonLauncher {
             fail("\(error)", .noDisplay)
         }
         do {
-            return try X11Display(x: x, model: model, backend: backend, logger: logger)
+            return try X11Display(x: x, model: model, mode: backend.x11Mode, logger: logger)
         } catch {
             fail("cannot set up on the X server \(x.display): \(error)", .noDisplay)
         }

@@ -69,7 +69,7 @@ extension Daemon {
         staleModel = nil
         let hold = LoopHold()
         // The replaced model goes to the loader's thread as a temporary: its release is the last.
-        reloading.retire(swap(to: fitted(built.model)) { display.popupsChanged($0, lookingAt: lookup) })
+        reloading.retire(swap(to: fitted(built.model)) { _ = display.configure($0, .runtimePopups(lookingAt: lookup)) })
         // How long the swap held the loop (bench/bigconfig reads it).
         logger.info("model with the runtime popups swapped in", metadata: hold.logged(["popups": "\(model.popups.count)"]))
         return true
@@ -98,7 +98,7 @@ extension Daemon {
 
     /// Says which popups, anchors and exclusions can never match on this display.
     func noteUnavailableSources() {
-        unavailableSources = display.unavailableSources(in: config.model)
+        unavailableSources = display.state.abilities.unavailableSources(in: config.model)
         for sentence in unavailableSources { logger.warning("\(sentence)") }
     }
 
@@ -163,9 +163,7 @@ extension Daemon {
         let (reloaded, built) = reloadedModel(fresh.model, prepared)
         // A click pressed before the reload is decided on its release by the new model.
         var replacedModel: ClickModel? = swap(to: reloaded, besides: built) { model in
-            if let unapplied = display.configurationReplaced(model, backend: backend) {
-                (lastError, lastErrorIsRejection) = (unapplied, false)
-            }
+            if let unapplied = reconfigureDisplay(model) { (lastError, lastErrorIsRejection) = (unapplied, false) }
         }
         for entry in dropped { tellGone(entry, .gone(popup: entry.name, reason: .reload)) }
         reloading.retire((replaced.take()!, replacedModel.take()!), givingBack: shrinking)
@@ -174,6 +172,18 @@ extension Daemon {
         for note in fresh.notes { logger.notice("\(note)") }
         noteUnavailableSources()
         return .reloaded(cause: cause, popups: fresh.popupCount, files: fresh.files)
+    }
+
+    /// Tells the display of a reloaded model and the X11 mode its backend asks for; the
+    /// display server is chosen at start, so a backend of another one is kept for the next
+    /// start (and the display keeps its mode). Returns what is not applied, logged.
+    func reconfigureDisplay(_ model: ClickModel) -> String? {
+        let state = display.state
+        guard let kind = backend.displayKind, kind != state.kind else { return display.configure(model, .reloaded(backend.x11Mode)) }
+        _ = display.configure(model, .reloaded(nil))
+        let unapplied = "backend = \"\(backend.rawValue)\" takes effect when clickaway starts again; keeping \(state.interception) on \(state.name)"
+        logger.error("\(unapplied)")
+        return unapplied
     }
 
     /// Whether a reload from `old` popups to `new` frees enough that its memory should go back

@@ -66,15 +66,15 @@ extension Daemon {
         case .toggle(let name): return try afterSync(setRectPopup(name) { !$0 }, origin)
         case .dismiss(let name): return try dismissByName(name)
         case .pick(let timeoutMs):
-            try display.startPick(within: timeoutMs) { [unowned self] picked in
+            pickAsker = origin.connection
+            display.perform(.pick(withinMs: timeoutMs) { [unowned self] picked in
                 pickAsker = nil
                 let reply = switch picked {
                 case .success(let view): view.json
                 case .failure(let refusal): refusal.json
                 }
                 control.reply(reply.text, to: origin)
-            }
-            pickAsker = origin.connection
+            })
             return .null
         case .add(let popup): return try register(popup, origin, waiting: false)
         case .wait(let popup): return try register(popup, origin, waiting: true)
@@ -85,7 +85,7 @@ extension Daemon {
             return try show.answer(request, engine: engine)
         case .hit(let x, let y, let button):
             // Answered with whether another program holds the pointer, which the display finds out.
-            display.probePointerGrab(ask(.hit(x: x, y: y, button: button, origin)))
+            display.perform(.probePointerGrab(ask(.hit(x: x, y: y, button: button, origin))))
             return .null
         case .monitor:
             guard control.subscribe(origin.client) else {
@@ -114,7 +114,7 @@ extension Daemon {
             removeRuntime([name], .gone(.closed))
             return RectPopupReply(popup: name, open: false).json
         }
-        let isOpen = try rects.set(name, open: open, model: model, outputs: engine.outputs, now: display.now()).get()
+        let isOpen = try rects.set(name, open: open, model: model, outputs: engine.outputs, now: display.state.now).get()
         unsettled = true
         return RectPopupReply(popup: name, open: isOpen).json
     }
@@ -132,7 +132,7 @@ extension Daemon {
         let nested = Set([index] + model.descendants(of: index))
         let dismissed = engine.open.filter { nested.contains($0.popup) }
         let names = dismissed.map { model.popups[Int($0.popup)].name }
-        dismiss(dismissed, trigger: .request(time: display.now()))
+        dismiss(dismissed, trigger: .request(time: display.state.now))
         return DismissReply(popup: name, dismissed: names).json
     }
 
@@ -167,7 +167,7 @@ extension Daemon {
         return displaySerial
     }
 
-    func startSync(_ waiter: DisplayWaiter) { display.startSync(ask(waiter)) }
+    func startSync(_ waiter: DisplayWaiter) { display.perform(.sync(ask(waiter))) }
 
     /// The display answered request `id`: it synced (or failed to), or probed the pointer. A
     /// window popup waiting for the sync is registered now; the other replies come from the
@@ -205,7 +205,7 @@ extension Daemon {
                 if let failure { throw Refusal(failure) }
                 let context = ExplanationContext(describe: display.windows.describe, tie: display.windows.tie(of:),
                                                  otherGrab: pointerHeldBy)
-                reply = HitReply(engine.explain(button: button, x: x, y: y, time: display.now()), context).json
+                reply = HitReply(engine.explain(button: button, x: x, y: y, time: display.state.now), context).json
             }
         } catch {
             reply = error.json
@@ -220,7 +220,7 @@ extension Daemon {
         case .none: .none
         }
         return StatusReport(
-            backend: display.interceptionName, display: display.status(), config: config.files, popups: config.popupCount,
+            backend: display.state.interception, display: display.status(), config: config.files, popups: config.popupCount,
             rejected: rejected, running: runningNow, unavailable: unavailableSources, open: engine.open.map(openPopup),
             waiting: runtime.entries.compactMap { entry in
                 if case .pid(let pid, _, _) = entry.place { WaitingPopup(popup: entry.name, pid: pid) } else { nil }

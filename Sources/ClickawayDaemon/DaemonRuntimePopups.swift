@@ -30,20 +30,20 @@ extension Daemon {
             spec.source = .rect(rect, output: output)
             place = .rect
         case .window(let id):
-            if let why = display.windowsUnavailable { throw Refusal(why) }
+            if let why = display.state.abilities.windowsUnavailable { throw Refusal(why) }
             // A window mapped just before the request is known once the display has synced.
             guard displaySynced else {
                 startSync(.register(request, origin, waiting: waiting))
                 return .null
             }
-            let window = try display.popupWindow(for: id).get()
+            let window = try display.windows.popupWindow(for: id).get()
             if let other = runtime.name(ofWindow: window) {
                 throw Refusal("window \(display.windows.describe(window)) is runtime popup \"\(other)\" already")
             }
             spec.source = .window(WindowMatch(window: window))
             place = .window(window)
         case .pid(let pid, let timeoutMs):
-            if let why = display.windowsUnavailable { throw Refusal(why) }
+            if let why = display.state.abilities.windowsUnavailable { throw Refusal(why) }
             guard kill(pid, 0) == 0 || errno == EPERM else { throw Refusal("there is no process with pid \(pid)") }
             // No round trip: a window the display has not read yet is taken when it is read.
             spec.source = .window(WindowMatch(pid: pid))
@@ -112,7 +112,7 @@ extension Daemon {
     func openRegisteredRects() {
         rectsOpening.removeAll { name in
             guard registeredIndex(name) != nil else { return false }
-            _ = rects.set(name, open: { _ in true }, model: model, outputs: engine.outputs, now: display.now())
+            _ = rects.set(name, open: { _ in true }, model: model, outputs: engine.outputs, now: display.state.now)
             return true
         }
     }
@@ -247,7 +247,7 @@ extension Daemon {
             let alive = kill(pid, 0) == 0 || errno == EPERM
             let message = alive
                 ? "no window of process \(pid) appeared within \(timeoutMs) ms"
-                    + (display.processWindowRequirement.map { " (\($0))" } ?? "")
+                    + (display.state.abilities.processWindowRequirement.map { " (\($0))" } ?? "")
                 : "process \(pid) ended without showing a window within \(timeoutMs) ms"
             logger.info("runtime popup removed", metadata: ["popup": "\(entry.name)", "reason": "\(message)"])
             refuse(entry, Refusal(message))

@@ -3,42 +3,29 @@ public import ClickawayCore
 public import ClickawaySystem
 
 /// A display server the daemon takes clicks from, chosen at start: an X server (grabs on the
-/// root, or the shield window) or a Wayland compositor with layer-shell (the overlay). The
-/// daemon owns one and drives it in this order:
+/// root, or the shield window) or a Wayland compositor with layer-shell (the overlay). Only
+/// what differs between servers, in three parts: the input side (`nextInput`, `answer`,
+/// `answerEscape`, `acted`), the interceptor (`intercept`, its notices, `release`) and the
+/// windows, a read-only `WindowSource` (X11's tree, sway's IPC). The daemon drives it:
 ///
-/// 1. `register(with:)` once: the display's connection (a `PollSource`) and any other input
-///    it has (sway's IPC) join the daemon's loop.
+/// 1. `register(with:)` once: the display's connection first (libwayland's read must be
+///    finished before anything else runs), then its other inputs (sway's IPC) and deadlines.
 /// 2. `nextInput()` until nil after every wait: the display reads its events, handles what
 ///    is its own (windows, the shield's crossings, outputs) and hands out the rest. Each
-///    click and key carries its own `InputToken`: the display keeps nothing of what it
-///    handed out.
+///    click and key carries its own `InputToken`, opaque to the daemon.
 /// 3. For each click: the daemon decides it from memory, `answer(_:with:)` sends the answer
 ///    at once, the daemon acts (dismisses, settles), and `acted(on:)` ends the click.
-/// 4. `intercept(_:)` after every change of the open popups: grabs, the shield, the overlay.
+/// 4. `intercept(_:showing:)` after every change of the open popups: grabs, the shield, the
+///    overlay.
 ///
-/// The daemon never asks which display it has: what differs is said by the display.
-public protocol Display: PollSource {
-    /// The display as connected to (":1", "wayland-1").
-    var name: String { get }
-    /// How clicks are taken now, as `status` and `monitor` name it.
-    var interceptionName: String { get }
-    /// Whether clicks go through the daemon now.
-    var isIntercepting: Bool { get }
-    /// Why the connection broke, once it has.
-    var failure: String? { get }
-    /// The windows on this display that play a role in the configuration.
-    var windows: any WindowSource { get }
-    /// The outputs by name, for `output = "..."` rectangles.
-    var outputs: [String: Rect] { get }
-    /// Milliseconds on the clock click times are in.
-    func now() -> Int64
-    /// What a process's window must carry to be found by `open --pid` here, when the display
-    /// needs more than its windows (X11: `_NET_WM_PID`); said when none came in time.
-    var processWindowRequirement: String? { get }
-
-    /// Adds the display's other inputs and deadlines to the loop (its connection is added by
-    /// the daemon, first, as a `PollSource`).
+/// The daemon never asks which display it has: what differs is said by the display, in its
+/// `state` (its abilities among it). Each display flushes what it sent before the loop sleeps.
+protocol Display: AnyObject {
+    /// Adds the display's connection, other inputs and deadlines to the loop: first of all.
     func register(with loop: PollLoop)
+
+    // MARK: The input side
+
     /// The next thing the daemon must know about, nil once everything read is handled.
     func nextInput() -> DisplayInput?
     /// Answers `click` by its token: no allocation, and nothing waited for before the answer
@@ -46,62 +33,113 @@ public protocol Display: PollSource {
     /// X11 shield asks which window is under a click it let through, so that the window
     /// manager activates it, as it would have without the shield, once the reply comes.
     func answer(_ click: Click, with decision: Decision?)
+    /// Answers the Escape key by its token: passed on or eaten.
+    func answerEscape(_ key: EscapeKey, _ outcome: EscapeOutcome)
     /// The daemon has acted on `click` (dismissed, settled the interception): what must come
     /// after that goes now (Wayland: a released click is sent on to what is under it now).
     func acted(on click: Click)
-    /// Answers the Escape key by its token: passed on or eaten.
-    func answerEscape(_ key: EscapeKey, _ outcome: EscapeOutcome)
-    /// Takes clicks for the engine's open popups. What another client holds comes later,
-    /// once the display has heard (`.intercepted`): never waited for. Returns true when clicks
-    /// meet the new interception only once the server has read it, which a sync tells
-    /// (Wayland: the overlay's input region grew), false when it is in place as sent (X11:
-    /// the server handles the grabs before any later click).
-    func intercept(_ engine: DecisionEngine) -> Bool
+
+    // MARK: The interceptor
+
+    /// Takes clicks for the engine's open popups, and the Escape key for those that want it
+    /// and, where the display can, while `show` draws (`showing`). What another client holds
+    /// comes later, once the display has heard (`.intercepted`): never waited for. Returns
+    /// true when clicks meet the new interception only once the server has read it, which a
+    /// sync tells (Wayland: the overlay's input region grew), false when it is in place as
+    /// sent (X11: the server handles the grabs before any later click).
+    func intercept(_ engine: DecisionEngine, showing: Bool) -> Bool
     /// What the interception met since last asked: grabs another client holds, `auto` leaving
     /// grabs for the shield. Asked at `.intercepted`.
     func takeInterceptionNotices() -> [InterceptionNotice]
-    /// Closes a dismissed popup's window by its `close`, `unmap` or `kill` (commands are
-    /// the daemon's), for `trigger` (X: WM_DELETE_WINDOW carries its time).
-    func close(_ window: UInt32, _ spec: PopupSpec, trigger: DismissTrigger)
-    /// Asks for `.synced(id)` from `nextInput()` once every input the display sent before
-    /// now has been handed out and what the daemon sent for them processed (`clickawayctl
-    /// sync`, `add --window`). Neither display waits for it: X11 collects two round trips
-    /// between events; Wayland two wl_display.syncs and, on sway, a fresh tree, refused when
-    /// they have not come within 2 s.
-    func startSync(_ id: Int)
+    /// Puts everything back as it was before the daemon started (grabs, the shield), flushed.
+    func release()
+
+    // MARK: The windows
+
+    /// The windows on this display that play a role in the configuration; the display keeps
+    /// them up to date, the daemon only reads them.
+    var windows: any WindowSource { get }
+
+    // MARK: What it is
+
+    /// Its name, interception, clock, outputs, abilities, and whether the connection broke.
+    var state: DisplayState { get }
     /// The display's part of `status`.
     func status() -> DisplayStatus
-    /// Asks whether another program holds the pointer now (an open menu, a launcher): a
-    /// click then goes to it and never reaches the daemon. Answered by `.pointerGrab(id, ...)`
-    /// from `nextInput()`, never waited for (for `hit`).
-    func probePointerGrab(_ id: Int)
 
+    // MARK: What the daemon asks of it
+
+    /// Does `request`. Nothing is waited for: what answers comes from `nextInput()` or the
+    /// request's callback.
+    func perform(_ request: DisplayRequest)
+    /// The model changed: its windows are matched again. A reload brings the X11 mode it asks
+    /// for (the X server follows it); returns what of the reload it cannot apply (a mode it
+    /// cannot switch to), logged and kept by the daemon as the last error, nil when all is.
+    func configure(_ model: ClickModel, _ change: ModelChange) -> String?
+    /// A canvas for `clickawayctl show`, or why this display cannot draw.
+    func makeShowCanvas() throws(Refusal) -> any ShowCanvas
+}
+
+/// What a display is, as the daemon and `status` name it.
+public struct DisplayState {
+    public var kind: DisplayKind
+    /// The display as connected to (":1", "wayland-1").
+    public var name: String
+    /// How clicks are taken now (`x11-grab`, `x11-shield`, `wayland`).
+    public var interception: String
+    /// Whether clicks go through the daemon now.
+    public var isIntercepting: Bool
+    /// Why the connection broke, once it has.
+    public var failure: String?
+    /// The outputs by name, for `output = "..."` rectangles.
+    public var outputs: [String: Rect]
+    /// Milliseconds on the clock click times are in.
+    public var now: Int64
+    public var abilities: DisplayAbilities
+
+    public init(kind: DisplayKind, name: String, interception: String, isIntercepting: Bool, failure: String?, outputs: [String: Rect], now: Int64,
+                abilities: DisplayAbilities) {
+        self.kind = kind
+        self.name = name
+        self.interception = interception
+        self.isIntercepting = isIntercepting
+        self.failure = failure
+        self.outputs = outputs
+        self.now = now
+        self.abilities = abilities
+    }
+}
+
+/// What the daemon asks a display to do; each is answered later, if at all.
+public enum DisplayRequest {
+    /// Closes a dismissed popup's window by its `close`, `unmap` or `kill` (commands are the
+    /// daemon's), for `trigger` (X: WM_DELETE_WINDOW carries its time). A refusal comes as
+    /// `.closeRefused`.
+    case close(UInt32, PopupSpec, trigger: DismissTrigger)
+    /// `.synced(id)` from `nextInput()` once every input the display sent before now has been
+    /// handed out and what the daemon sent for them processed (`clickawayctl sync`, `add
+    /// --window`). X11 collects two round trips between events; Wayland two
+    /// wl_display.syncs and, on sway, a fresh tree, refused when they have not come in 2 s.
+    case sync(Int)
+    /// Whether another program holds the pointer now (an open menu, a launcher): a click then
+    /// goes to it and never reaches the daemon. Answered by `.pointerGrab(id, ...)` (`hit`).
+    case probePointerGrab(Int)
     /// `pick`: the next click anywhere names the window under it, through `done` (called
-    /// once, on the loop: the window, or why nothing was picked). Refused where the display
-    /// cannot (X11: clickawayctl pick grabs the pointer itself).
-    func startPick(within milliseconds: Int, _ done: @escaping (Result<PickReply, Refusal>) -> Void) throws(Refusal)
-    /// Ends a pick under way without an answer: whoever asked is gone (`clickawayctl pick`
-    /// interrupted), and the next click must not be taken for it.
-    func cancelPick()
-    /// A new configuration was accepted: windows are matched again, the backend setting followed.
-    /// Returns what of it the display cannot apply (a backend it cannot switch to), logged and
-    /// kept by the daemon as the last error; nil when all is applied.
-    func configurationReplaced(_ model: ClickModel, backend: Backend) -> String?
-    /// Runtime popups came or went: the windows known are matched again against `model`, and
-    /// those `lookup` says looked at anew. Between clicks only.
-    func popupsChanged(_ model: ClickModel, lookingAt lookup: WindowLookup)
-    /// The window a runtime popup given `window` is (X11: the client of that top-level, or
-    /// that client; sway: that container), among the windows mapped now; or why there is none.
-    func popupWindow(for window: UInt32) -> Result<UInt32, Refusal>
-    /// Why this display cannot find windows for runtime popups, nil when it can.
-    var windowsUnavailable: String? { get }
-    /// The popup, anchor and exclusion sources of `model` this display can never provide, one
-    /// sentence each.
-    func unavailableSources(in model: ClickModel) -> [String]
-    /// Sends what is buffered.
-    func flush()
-    /// Puts everything back as it was before the daemon started: grabs, the shield.
-    func release()
+    /// once, on the loop: the window, or why nothing was picked; at once where the display
+    /// picks no windows: X11, where clickawayctl pick grabs the pointer itself).
+    case pick(withinMs: Int, done: (Result<PickReply, Refusal>) -> Void)
+    /// Ends a pick under way without an answer: whoever asked is gone, and the next click
+    /// must not be taken for it.
+    case cancelPick
+}
+
+/// Why the model changed (`Display.configure`).
+public enum ModelChange: Sendable, Equatable {
+    /// A reload, with the X11 mode its backend asks for (nil: the mode stays, as when the
+    /// backend names another display server).
+    case reloaded(X11Mode?)
+    /// Runtime popups came or went: the windows `lookingAt` names are looked at anew.
+    case runtimePopups(lookingAt: WindowLookup)
 }
 
 /// What a display hands the daemon from `nextInput()`.
@@ -183,15 +221,7 @@ public struct InputToken: Sendable, Equatable {
     }
 }
 
-/// What dismissed popups: a click, or the Escape key.
-extension Display {
-    public func startPick(within milliseconds: Int, _ done: @escaping (Result<PickReply, Refusal>) -> Void) throws(Refusal) {
-        throw Refusal("the daemon picks windows on sway only; on X11 clickawayctl pick grabs the pointer itself")
-    }
-
-    public func cancelPick() {}
-}
-
+/// What dismissed popups: a click, the Escape key, or a request.
 public enum DismissTrigger: Sendable {
     case click(Click, Decision)
     case escapeKey(EscapeKey, EscapeOutcome)

@@ -15,12 +15,6 @@ protocol ShowCanvas: AnyObject {
     var outputCount: Int { get }
 }
 
-/// A display that can draw for `show`.
-protocol ShowCanvasProvider {
-    /// A canvas for `show`, or why this display cannot draw (a missing extension, protocol).
-    func makeShowCanvas() throws(Refusal) -> any ShowCanvas
-}
-
 /// The daemon's `show` state: which popups to draw until when. Drawn from the engine the
 /// decisions use, again after every refresh that changes the picture (a popup opened,
 /// closed or moved), never on the press path. Ends on time, on `show --off`, and when a
@@ -55,20 +49,13 @@ final class ShowDrawing {
         }
         // None open yet: the reply says so, and they are drawn as they open.
         let names = Self.drawnPopups(show, Self.engine(for: show, engine))
-        if canvas == nil { canvas = try provider().makeShowCanvas() }
+        if canvas == nil { canvas = try display.makeShowCanvas() }
         request = show
         expiry.deadline = .inMilliseconds(Int64(show.seconds) * 1000)
         drawn = nil
         redraw(engine)
         logger.info("showing the popups on screen", metadata: ["popups": "\(names.joined(separator: ","))", "seconds": "\(show.seconds)"])
         return ShowReply(popups: names, seconds: show.seconds, outputs: canvas?.outputCount ?? 0).json
-    }
-
-    private func provider() throws(Refusal) -> any ShowCanvasProvider {
-        guard let provider = display as? any ShowCanvasProvider else {
-            throw Refusal("\(display.interceptionName) cannot draw on the screen; clickawayctl show --svg FILE draws offline")
-        }
-        return provider
     }
 
     /// After every refresh: the picture again if it changed; the end when a reload took
@@ -97,7 +84,6 @@ final class ShowDrawing {
         drawn = nil
         canvas?.clear()
         canvas = nil
-        display.flush()
         logger.info("no longer showing the popups on screen: \(reason)")
     }
 
@@ -105,12 +91,12 @@ final class ShowDrawing {
         guard let show = request, let canvas else { return }
         let drawing = Self.engine(for: show, engine)
         // The holes only where clicks can bypass the daemon: the shield and the overlay.
-        let holes = display.interceptionName == "x11-grab" || drawing.open.isEmpty ? [] : drawing.holes(in: Self.screen(display.outputs))
+        let state = display.state
+        let holes = state.interception == "x11-grab" || drawing.open.isEmpty ? [] : drawing.holes(in: Self.screen(state.outputs))
         let picture = ShowPicture(drawing, popups: Set(show.popups), holes: holes)
         guard picture != drawn else { return }
         drawn = picture
         canvas.draw(picture)
-        display.flush()
     }
 
     /// The outputs' bounding rectangle (the holes are cut from it).

@@ -18,7 +18,7 @@ internal import SystemPackage
 /// Two connections: one subscribed to events, one for requests, whose replies come in the
 /// order asked. Nothing here blocks but start-up. The views with a role are
 /// in `roster`, keyed by container id, with their pid.
-final class SwayWindows {
+final class SwayWindows: RosterWindowSource {
 
     /// What a reply on the request connection answers.
     private enum Awaited {
@@ -197,6 +197,11 @@ final class SwayWindows {
     /// The view under a point, as the last tree has them: of the visible views that contain
     /// it, the last in tree order (floating views come after tiled ones, in their stacking
     /// order); nil on no view (the desktop, a bar).
+    func popupWindow(for window: UInt32) -> Result<UInt32, Refusal> {
+        if views.contains(window) { return .success(window) }
+        return .failure(Refusal("no visible window with con_id \(window) on sway (`swaymsg -t get_tree` shows the ids)"))
+    }
+
     func view(at x: Int32, _ y: Int32) -> PickReply? {
         guard let view = placed.last(where: { $0.rect.contains(x: x, y: y) }) else { return nil }
         let p = view.properties

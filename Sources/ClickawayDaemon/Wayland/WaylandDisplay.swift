@@ -13,16 +13,16 @@ public import SystemPackage
 /// KWin's fake input. Touch points and pen tips act as button 1.
 ///
 /// Windows come from sway's IPC when `$SWAYSOCK` is set; elsewhere only `rect` popups open.
-public final class WaylandDisplay: Display {
+final class WaylandDisplay: Display, PollSource {
     let client: WaylandClient
     private let overlay: Overlay
     private let logger: Logger
     /// Sends replayed clicks; nil when the compositor offers no way to inject input.
     private let replayer: (any InputInjector)?
     private let sway: SwayWindows?
-    private let noWindows = NoWindows()
+    private let noWindows = NoWindows(unavailable: WaylandDisplay.withoutSway)
     private var knownOutputs: [OutputInfo] = []
-    public private(set) var outputs: [String: Rect] = [:]
+    private var outputs: [String: Rect] = [:]
     /// What a press to send on once released came from: a button, a finger, a pen.
     private enum Pressed: Hashable {
         case button(UInt32)
@@ -87,13 +87,23 @@ public final class WaylandDisplay: Display {
         if let broken { throw WaylandError.connectionLost(display: client.connection.display, reason: broken) }
     }
 
-    public var name: String { client.connection.display }
-    public var interceptionName: String { "wayland" }
-    public var isIntercepting: Bool { popupsOpen && !overlay.coveredOutputs.isEmpty }
-    public var failure: String? { broken ?? sway?.failure }
-    public var processWindowRequirement: String? { nil }
-    public var windows: any WindowSource { sway?.roster ?? noWindows }
-    public func now() -> Int64 { MonotonicClock.milliseconds() }
+    private var name: String { client.connection.display }
+
+    public var state: DisplayState {
+        DisplayState(
+            kind: .wayland, name: name, interception: "wayland", isIntercepting: popupsOpen && !overlay.coveredOutputs.isEmpty,
+            failure: broken ?? sway?.failure, outputs: outputs, now: MonotonicClock.milliseconds(),
+            abilities: DisplayAbilities(
+                windowsUnavailable: sway == nil ? Self.withoutSway : nil,
+                escapeUnavailable: "Wayland lets no client take the Escape key",
+                unmapUnavailable: "Wayland has no request for it",
+                replayUnavailable: replayer == nil ? "the compositor offers neither zwlr_virtual_pointer_manager_v1 nor "
+                    + "org_kde_kwin_fake_input (KWin offers it only to programs it trusts: see docs/wayland.md)" : nil))
+    }
+
+    static let withoutSway = "windows are found on Wayland only through sway's IPC, and $SWAYSOCK is not set: only --rect popups work here"
+
+    public var windows: any WindowSource { sway ?? noWindows }
 
     // MARK: - The loop
 
@@ -128,6 +138,7 @@ public final class WaylandDisplay: Display {
     }
 
     public func register(with loop: PollLoop) {
+        loop.add(self)
         if let sway {
             for descriptor in sway.descriptors { loop.watch(descriptor) { _ in sway.read() } }
         }
@@ -208,7 +219,7 @@ public final class WaylandDisplay: Display {
             }
             nextToken &+= 1
             handedOut[nextToken] = (click, pressed)
-            return .click(Click(isPress: click.isPressed, button: button, x: click.x, y: click.y, time: now(),
+            return .click(Click(isPress: click.isPressed, button: button, x: click.x, y: click.y, time: MonotonicClock.milliseconds(),
                                 releaseGoesElsewhere: false, token: InputToken(window: nextToken)))
         }
         if !grabProbes.isEmpty { return .pointerGrab(grabProbes.removeFirst(), heldBy: nil) }
@@ -244,7 +255,7 @@ public final class WaylandDisplay: Display {
         replay(due.pressed, due.release)
     }
 
-    /// Wayland lets no client take the Escape key (`unavailableSources` says so).
+    /// Wayland lets no client take the Escape key (`DisplayAbilities.escapeUnavailable`).
     public func answerEscape(_ key: EscapeKey, _ outcome: EscapeOutcome) {}
 
     /// Sends a click whose press was to be replayed again, to whatever is under it now: a
@@ -273,8 +284,16 @@ public final class WaylandDisplay: Display {
         flush()
     }
 
-    public func close(_ window: UInt32, _ spec: PopupSpec, trigger: DismissTrigger) {
-        sway?.close(window, kill: spec.dismiss == .kill)
+    public func perform(_ request: DisplayRequest) {
+        switch request {
+        case .close(let window, let spec, _): sway?.close(window, kill: spec.dismiss == .kill)
+        case .sync(let id): startSync(id)
+        // No Wayland protocol tells one client about another's grab: answered at once, with none.
+        case .probePointerGrab(let id): grabProbes.append(id)
+        case .pick(let milliseconds, let done):
+            do throws(Refusal) { try startPick(within: milliseconds, done) } catch { done(.failure(error)) }
+        case .cancelPick: cancelPick()
+        }
     }
 
     // MARK: - sway windows that move without a word
@@ -356,7 +375,7 @@ public final class WaylandDisplay: Display {
     /// every output and the overlay takes nothing.
     /// The compositor takes the new region from this client's connection, a click from
     /// another's: while popups are open, the region is in place once a sync comes back.
-    public func intercept(_ engine: DecisionEngine) -> Bool {
+    public func intercept(_ engine: DecisionEngine, showing: Bool) -> Bool {
         popupsOpen = !engine.open.isEmpty
         scheduleTreePolls()
         guard let bounds = client.layoutBounds else { return false }
@@ -372,8 +391,8 @@ public final class WaylandDisplay: Display {
 
     /// The overlay takes every click until the next press, which names the view under it
     /// (sway's tree is read again first, as before a press is decided).
-    public func startPick(within milliseconds: Int, _ done: @escaping (Result<PickReply, Refusal>) -> Void) throws(Refusal) {
-        guard sway != nil else { throw Refusal(windowsUnavailable ?? "no windows to pick from") }
+    private func startPick(within milliseconds: Int, _ done: @escaping (Result<PickReply, Refusal>) -> Void) throws(Refusal) {
+        guard sway != nil else { throw Refusal(Self.withoutSway) }
         guard picking == nil else { throw Refusal("another pick is under way") }
         picking = done
         pickSeconds = (milliseconds + 999) / 1000
@@ -383,7 +402,7 @@ public final class WaylandDisplay: Display {
         replayer?.repick()
     }
 
-    public func cancelPick() {
+    private func cancelPick() {
         guard picking != nil else { return }
         logger.info("pick ended: clickawayctl pick is gone")
         endPick()
@@ -400,7 +419,7 @@ public final class WaylandDisplay: Display {
     /// The overlay takes its input region from the compositor, which refuses nothing.
     public func takeInterceptionNotices() -> [InterceptionNotice] { [] }
 
-    public func flush() {
+    private func flush() {
         guard broken == nil else { return }
         do { try client.connection.flush() } catch { broken = "\(error)" }
     }
@@ -408,66 +427,22 @@ public final class WaylandDisplay: Display {
     /// How long a sync waits for the compositor and sway's tree before it is refused.
     static let syncLimitMs: Int64 = 2000
 
-    public func startSync(_ id: Int) {
+    private func startSync(_ id: Int) {
         // The tree read here may have changed: the engine sees it (`.changed`) before the sync is answered.
         syncs.append(WaylandSync(id: id, first: client.connection.syncPoint(), swayTree: sway?.requestFreshTree(),
                                  deadline: .inMilliseconds(Self.syncLimitMs)))
     }
 
-    public func configurationReplaced(_ model: ClickModel, backend: Backend) -> String? {
-        sway?.replaceModel(model)
-        guard backend == .x11Grab || backend == .x11Shield else { return nil }
-        let unapplied = "backend = \"\(backend.rawValue)\" takes effect when clickaway starts again; keeping wayland on \(name)"
-        logger.error("\(unapplied)")
-        return unapplied
-    }
-
-    public func popupsChanged(_ model: ClickModel, lookingAt lookup: WindowLookup) {
-        sway?.replaceModel(model, readingTree: lookup != .none)
-    }
-
-    public func popupWindow(for window: UInt32) -> Result<UInt32, Refusal> {
-        guard let sway else { return .failure(Refusal(windowsUnavailable ?? "")) }
-        if sway.views.contains(window) { return .success(window) }
-        return .failure(Refusal("no visible window with con_id \(window) on sway (`swaymsg -t get_tree` shows the ids)"))
-    }
-
-    public var windowsUnavailable: String? {
-        sway == nil ? "windows are found on Wayland only through sway's IPC, and $SWAYSOCK is not set: "
-            + "only --rect popups work here" : nil
-    }
-
-    public func unavailableSources(in model: ClickModel) -> [String] {
-        var sentences: [String] = []
-        if sway == nil {
-            sentences += model.windowMatchUsers { _ in true }.map {
-                "\($0) matches windows, which clickaway finds on Wayland only through sway's IPC, and $SWAYSOCK is not set: "
-                    + "it never matches here (a rect popup with `clickawayctl open` works on every compositor)"
-            }
+    public func configure(_ model: ClickModel, _ change: ModelChange) -> String? {
+        switch change {
+        case .reloaded: sway?.replaceModel(model)
+        case .runtimePopups(let lookup): sway?.replaceModel(model, readingTree: lookup != .none)
         }
-        for p in model.popups {
-            if p.escape {
-                sentences.append("popup \"\(p.name)\" has escape = true, but Wayland lets no client take the Escape key: "
-                                 + "bind Escape in the compositor to `clickawayctl dismiss \(p.name)` instead (docs/wayland.md)")
-            }
-            if case .window = p.source, p.dismiss == .unmap {
-                sentences.append("popup \"\(p.name)\" has dismiss = \"unmap\", which Wayland has no request for: "
-                                 + "its window is closed instead (as with \"close\")")
-            }
-            if replayer == nil, p.outsideClick == .replay {
-                sentences.append("popup \"\(p.name)\" has outside_click = \"replay\", but the compositor offers neither "
-                                 + "zwlr_virtual_pointer_manager_v1 nor org_kde_kwin_fake_input (KWin offers it only to "
-                                 + "programs it trusts: see docs/wayland.md): its outside clicks are swallowed")
-            }
-        }
-        return sentences
+        return nil
     }
 
     /// The overlay and its surfaces go with the connection.
     public func release() {}
-
-    /// No Wayland protocol tells one client about another's grab: answered at once, with none.
-    public func probePointerGrab(_ id: Int) { grabProbes.append(id) }
 
     public func status() -> DisplayStatus {
         .wayland(WaylandStatus(

@@ -5,7 +5,7 @@ internal import ClickawayWayland
 /// `clickawayctl show` on Wayland: a `ShowSurface` per output on the overlay's connection
 /// (it takes no input, so the overlay's presses stay the only ones that client reads),
 /// created after the overlay's and so above it, repainted in place on every change.
-extension WaylandDisplay: ShowCanvasProvider {
+extension WaylandDisplay {
     func makeShowCanvas() throws(Refusal) -> any ShowCanvas { WaylandShowCanvas(client: client) }
 }
 

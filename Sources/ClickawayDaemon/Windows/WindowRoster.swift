@@ -1,3 +1,4 @@
+public import ClickawayControl
 public import ClickawayCore
 public import Logging
 
@@ -11,10 +12,13 @@ public struct FamilyMember: Sendable, Equatable {
     }
 }
 
-/// Where a display's windows come from, as the daemon sees them: the X tree's, sway's, or
-/// none. Window ids fit in 32 bits (X windows, sway container ids).
+/// Where a display's windows come from, as the daemon sees them: the X tree's
+/// (`WindowTracker`), sway's IPC (`SwayWindows`), or none. Read-only for the daemon: the
+/// display keeps it up to date. Window ids fit in 32 bits (X windows, sway container ids).
+/// A new source (a compositor's script) keeps its windows in a `WindowRoster`, as these do,
+/// and answers `popupWindow(for:)`.
 public protocol WindowSource: AnyObject {
-    /// Open popup instances, bottom to top; not those being dismissed.
+    /// Open popup instances, bottom to top.
     func openInstances() -> [PopupInstance]
     /// Anchor and exclusion rectangles of the windows that match them.
     func windowAreas() -> [Area]
@@ -27,6 +31,24 @@ public protocol WindowSource: AnyObject {
     func tie(of window: UInt32) -> FamilyTie?
     /// The window as users and scripts see it (`0x1a00003`, or sway's container id).
     func describe(_ window: UInt32) -> String
+    /// The window a runtime popup given `window` is (X11: the client of that top-level, or
+    /// that client; sway: that container), among the windows mapped now; or why there is none.
+    func popupWindow(for window: UInt32) -> Result<UInt32, Refusal>
+}
+
+/// A window source that keeps its windows in a `WindowRoster`: it answers from there.
+protocol RosterWindowSource: WindowSource {
+    associatedtype RosterDetails
+    var roster: WindowRoster<RosterDetails> { get }
+}
+
+extension RosterWindowSource {
+    public func openInstances() -> [PopupInstance] { roster.openInstances() }
+    public func windowAreas() -> [Area] { roster.windowAreas() }
+    public func isPresent(_ window: UInt32) -> Bool { roster.isPresent(window) }
+    public func familyMembers(of window: UInt32) -> [FamilyMember] { roster.familyMembers(of: window) }
+    public func tie(of window: UInt32) -> FamilyTie? { roster.tie(of: window) }
+    public func describe(_ window: UInt32) -> String { roster.describe(window) }
 }
 
 /// The windows that play a role in the configuration, kept by the X window tracker and by
@@ -36,7 +58,7 @@ public protocol WindowSource: AnyObject {
 /// Keyed by the window the display stacks (an X top-level: the frame under a reparenting
 /// window manager; a sway container); each entry names the window a dismissal closes and
 /// the popup instance is (the X client; the same container).
-public final class WindowRoster<Details>: WindowSource {
+public final class WindowRoster<Details> {
     public struct Entry {
         /// The window that is the popup: the one closed on a dismissal.
         public var window: UInt32
@@ -307,7 +329,7 @@ public final class WindowRoster<Details>: WindowSource {
         }
     }
 
-    // MARK: - WindowSource
+    // MARK: - What a window source answers
 
     public func openInstances() -> [PopupInstance] {
         if let openCache { return openCache }
@@ -427,11 +449,14 @@ struct StackedInstances {
 /// A display without windows to match (a Wayland compositor other than sway): only `rect`
 /// popups open.
 public final class NoWindows: WindowSource {
-    public init() {}
+    /// Why: what `DisplayAbilities.windowsUnavailable` says.
+    let unavailable: String
+    public init(unavailable: String) { self.unavailable = unavailable }
     public func openInstances() -> [PopupInstance] { [] }
     public func windowAreas() -> [Area] { [] }
     public func isPresent(_ window: UInt32) -> Bool { false }
     public func familyMembers(of window: UInt32) -> [FamilyMember] { [] }
     public func tie(of window: UInt32) -> FamilyTie? { nil }
     public func describe(_ window: UInt32) -> String { "\(window)" }
+    public func popupWindow(for window: UInt32) -> Result<UInt32, Refusal> { .failure(Refusal(unavailable)) }
 }

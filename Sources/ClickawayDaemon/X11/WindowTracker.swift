@@ -1,3 +1,4 @@
+internal import ClickawayControl
 internal import ClickawayCore
 internal import ClickawayX11
 internal import Logging
@@ -20,7 +21,7 @@ internal import Logging
 /// waited behind the reads' requests, and the replies woke the loop as often as the events
 /// (BENCHMARKS.md, other clients' windows).
 
-final class WindowTracker {
+final class WindowTracker: RosterWindowSource {
     private let x: XConnection
     /// The reads' own connection to the same server: their requests never stand in line
     /// before an answer to a click (AllowEvents goes on `x`), and the PropertyNotify they
@@ -497,9 +498,12 @@ final class WindowTracker {
     /// top-level `window` (a frame under a reparenting window manager, or an
     /// override-redirect window), or `window` itself when it is such a client. nil for any
     /// other window.
-    func popupWindow(for window: WindowID) -> WindowID? {
-        if let s = seen[window] { return s.client }
-        return topOfClient[window] != nil ? window : nil
+    func popupWindow(for window: WindowID) -> Result<UInt32, Refusal> {
+        if let s = seen[window] { return .success(s.client) }
+        if topOfClient[window] != nil { return .success(window) }
+        return .failure(Refusal("window \(hex(window)) is not a mapped top-level window on \(x.display), nor the client "
+                                + "window of one (a managed window with WM_STATE, or an override-redirect window); "
+                                + "`xwininfo -root -children` or `xdotool search` shows the ids"))
     }
 
     /// The client window of a top-level, as read when it was mapped; nil for one not read yet.

@@ -13,7 +13,7 @@ public import SystemPackage
 /// the daemon decides from memory; `answer` sends AllowEvents (or the shield's replay, with
 /// the question which window is under it, answered later) and flushes before anything else,
 /// then yields the CPU when the daemon is about to dismiss something.
-public final class X11Display: Display {
+final class X11Display: Display, PollSource {
     let x: XConnection
     private let logger: Logger
     private let clock: ServerClock
@@ -32,12 +32,12 @@ public final class X11Display: Display {
     /// it later (`auto`'s fallback, a reload) never waits for the server.
     private var shield: ShieldWindow?
     private let shieldUnavailable: XError?
-    /// `--backend`, or the configuration's.
-    private var backend: Backend
+    /// `--backend`'s mode, or the configuration's.
+    private var mode: X11Mode
     /// Why `auto` left the grab mode for the shield, once it has.
     private var fallbackReason: String?
     private var screen: Rect
-    public private(set) var outputs: [String: Rect]
+    private(set) var outputs: [String: Rect]
     /// A press swallowed on the shield whose release has not come yet: the shield stays up
     /// until then, because unmapping it would end the grab and send the release on.
     private var shieldHoldsAClick = false
@@ -72,23 +72,18 @@ public final class X11Display: Display {
     /// Clicks let through the shield's own grab: which top-level is under each, asked as it
     /// was answered; its client is activated when the reply comes (`activateUnderClicks`).
     @exclusivity(unchecked) private var activations: [(under: PendingReply<WindowID?>, time: Timestamp)] = []
-    /// `clickawayctl show` is drawing: in grab mode Escape is grabbed, and ends it
-    /// (`X11ShowCanvas`). Not in shield mode, where the root holds no grab while the pointer
-    /// is in a hole: any passive grab there costs every click in a hole the X server's check
-    /// of the root's grabs (BENCHMARKS.md, show).
-    var showTakesEscape = false
 
     enum Interception: String {
         case grab = "x11-grab"
         case shield = "x11-shield"
     }
 
-    public init(x: XConnection, model: ClickModel, backend: Backend, logger: Logger) throws(XError) {
+    public init(x: XConnection, model: ClickModel, mode: X11Mode, logger: Logger) throws(XError) {
         self.x = x
         // Read at the first look: the loop has not looked at the socket yet.
         events = EventFeed(x, socketReadable: true)
         self.logger = logger
-        self.backend = backend
+        self.mode = mode
         screen = x.screenRect
         clock = try x.calibrateClock()
         // The grab mode needs only the core protocol; RandR (1.3) places `output = ...`
@@ -124,7 +119,7 @@ public final class X11Display: Display {
             shieldUnavailable = nil
         } catch {
             shieldUnavailable = error
-            if backend != .x11Shield {
+            if mode != .shield {
                 logger.info("the shield mode is not available on \(x.display) (\(error)): grabs only, and a refused grab has nothing to fall back on")
             }
         }
@@ -133,18 +128,21 @@ public final class X11Display: Display {
             throw .request("ChangeWindowAttributes", error)
         }
         if hasRandR { _ = x.check(x.selectRandrScreenChange(x.root)) }
-        try useBackend(backend)
+        try use(mode)
         try tracker.scan(now: clock.now())
     }
 
-    public var name: String { x.display }
-    public var interceptionName: String { interception.rawValue }
-    public var isIntercepting: Bool { buttonGrabs.isGrabbing || shield?.mapped == true }
-    public var failure: String? { (x.connectionError ?? tracker.reader.connectionError).map { "\($0)" } }
-    public var windows: any WindowSource { tracker.roster }
-    public func now() -> Int64 { clock.now() }
-    public var processWindowRequirement: String? { "on X11 the window must carry _NET_WM_PID, as GTK and Qt windows do" }
-    public func flush() { x.flush() }
+    public var state: DisplayState {
+        DisplayState(
+            kind: .x11, name: x.display, interception: interception.rawValue, isIntercepting: buttonGrabs.isGrabbing || shield?.mapped == true,
+            failure: (x.connectionError ?? tracker.reader.connectionError).map { "\($0)" }, outputs: outputs, now: clock.now(),
+            abilities: DisplayAbilities(
+                appIdUnavailable: "which only Wayland windows have: it never matches on the X server \(x.display) "
+                    + "(X windows are matched by class, instance, title and type)",
+                processWindowRequirement: "on X11 the window must carry _NET_WM_PID, as GTK and Qt windows do"))
+    }
+
+    public var windows: any WindowSource { tracker }
 
     // MARK: - The loop
 
@@ -183,6 +181,7 @@ public final class X11Display: Display {
     public func pollReturned(_ readiness: Readiness) { events.socketReadable = readiness.canRead }
 
     public func register(with loop: PollLoop) {
+        loop.add(self)
         // Wakes the loop when a sync stops waiting for window reads; `nextInput` moves it on.
         loop.schedule(syncReads) { _ in }
         // The window reads' replies and PropertyNotify: `nextInput` reads them (`tracker.work`).
@@ -380,7 +379,7 @@ public final class X11Display: Display {
         x.flush()
     }
 
-    public func close(_ client: UInt32, _ spec: PopupSpec, trigger: DismissTrigger) {
+    private func close(_ client: UInt32, _ spec: PopupSpec, trigger: DismissTrigger) {
         switch spec.dismiss {
         case .close:
             if tracker.supportsDelete(client) {
@@ -424,27 +423,20 @@ public final class X11Display: Display {
 
     // MARK: - Interception
 
-    /// x11-grab and auto start with grabs on the root; x11-shield needs XFixes 2 and fails
-    /// plainly without it. The display is chosen at start: a reload to `wayland` keeps X.
-    /// Returns what it cannot do, logged.
-    @discardableResult
-    private func useBackend(_ backend: Backend) throws(XError) -> String? {
-        switch backend {
-        case .x11Shield:
+    /// The grab and auto modes start with grabs on the root; the shield mode needs XFixes 2
+    /// and fails plainly without it.
+    private func use(_ mode: X11Mode) throws(XError) {
+        switch mode {
+        case .shield:
             try enterShieldMode()
-        case .wayland:
-            let unapplied = "backend = \"wayland\" takes effect when clickaway starts again; keeping \(interception.rawValue) on \(x.display)"
-            logger.error("\(unapplied)")
-            return unapplied
-        case .auto, .x11Grab:
-            if backend == .auto && fallbackReason != nil { return nil }
+        case .auto, .grab:
+            if mode == .auto && fallbackReason != nil { return }
             shield?.update(active: false, holes: [])
             shieldHoldsAClick = false
             pointerOnShield = false
             interception = .grab
             aboveShield.update([])
         }
-        return nil
     }
 
     /// Grab mode: the loop's thread takes short time slices, so that a press frozen by the
@@ -469,7 +461,10 @@ public final class X11Display: Display {
     /// Grabs on the root for the open popups' buttons, or the shield with the engine's
     /// holes; Escape grabbed while a popup that wants it is open. What the server refuses
     /// comes from `nextInput` once it has answered (`collectRefusals`).
-    public func intercept(_ engine: DecisionEngine) -> Bool {
+    /// While `show` draws, Escape is grabbed in the grab mode only: in the shield mode the
+    /// root holds no grab while the pointer is in a hole, and any passive grab there costs
+    /// every click in a hole the X server's check of the root's grabs (BENCHMARKS.md, show).
+    public func intercept(_ engine: DecisionEngine, showing: Bool) -> Bool {
         let popups = engine.model.popups
         var buttons = ButtonSet(bits: 0)
         for o in engine.open { buttons.bits |= popups[Int(o.popup)].buttons.bits }
@@ -484,7 +479,7 @@ public final class X11Display: Display {
             grabOverShield()
         }
         watchAboveShield()
-        let wantsEscape = (showTakesEscape && interception == .grab) || engine.open.contains { popups[Int($0.popup)].escape }
+        let wantsEscape = (showing && interception == .grab) || engine.open.contains { popups[Int($0.popup)].escape }
         escapeGrabs.request(wantsEscape ? escapeKeycodes.map(PassiveGrabSet.Input.key) : [])
         return false
     }
@@ -532,7 +527,7 @@ public final class X11Display: Display {
         if let first = refused.first {
             if interception == .shield {
                 for (combo, error) in refused { logger.debug("\(buttonGrabs.refusalSentence(combo, error, .shieldKeepsThem))") }
-            } else if backend == .auto,
+            } else if mode == .auto,
                       let notice = fallBackToShield(because: buttonGrabs.refusalSentence(first.combination, first.error, .shieldTakesThem)) {
                 let told = [notice] + report(refused, .shieldTakesThem)
                 notices += told
@@ -584,9 +579,19 @@ public final class X11Display: Display {
 
     // MARK: - The rest
 
+    public func perform(_ request: DisplayRequest) {
+        switch request {
+        case .close(let client, let spec, let trigger): close(client, spec, trigger: trigger)
+        case .sync(let id): startSync(id)
+        case .probePointerGrab(let id): probePointerGrab(id)
+        case .pick(_, let done): done(.failure(Refusal("the daemon picks windows on sway only; on X11 clickawayctl pick grabs the pointer itself")))
+        case .cancelPick: break
+        }
+    }
+
     /// Answers after one round trip to the X server and after handling every event the
     /// server sent before it: the caller then sees the daemon in a settled state.
-    public func startSync(_ id: Int) {
+    private func startSync(_ id: Int) {
         syncs.start(id, x: x, reader: tracker.reader)
         syncReads.deadline = syncs.deadline
         x.flush()
@@ -594,41 +599,38 @@ public final class X11Display: Display {
         tracker.reader.flush()
     }
 
-    public func configurationReplaced(_ model: ClickModel, backend: Backend) -> String? {
-        tracker.replaceModel(model, now: clock.now())
-        // The grabs held stay (the refresh after a reload asks for what the new popups take):
-        // a press during a reload is still intercepted, and no round trip retakes them. A new
-        // backend starts afresh, and a refused combination is tried again.
-        let switching = backend != self.backend
-        self.backend = backend
-        if switching || !buttonGrabs.refused.isEmpty { buttonGrabs.release() }
+    /// The grabs held stay through a reload (the refresh after it asks for what the new
+    /// popups take): a press during a reload is still intercepted, and no round trip retakes
+    /// them. A new mode starts afresh, and a refused combination is tried again.
+    public func configure(_ model: ClickModel, _ change: ModelChange) -> String? {
+        switch change {
+        case .runtimePopups(let lookup):
+            tracker.replaceModel(model, now: clock.now(), inspecting: lookup)
+            return nil
+        case .reloaded(let asked):
+            tracker.replaceModel(model, now: clock.now())
+            let mode = asked ?? self.mode
+            let switching = mode != self.mode
+            self.mode = mode
+            if switching || !buttonGrabs.refused.isEmpty { buttonGrabs.release() }
+            do {
+                try use(mode)
+                return nil
+            } catch {
+                let unapplied = "cannot switch to backend x11-shield: \(error); keeping \(interception.rawValue)"
+                logger.error("\(unapplied)")
+                return unapplied
+            }
+        }
+    }
+
+    public func makeShowCanvas() throws(Refusal) -> any ShowCanvas {
         do {
-            return try useBackend(backend)
+            try x.requireShowWindows()
         } catch {
-            let unapplied = "cannot switch to backend \(backend.rawValue): \(error); keeping \(interception.rawValue)"
-            logger.error("\(unapplied)")
-            return unapplied
+            throw Refusal("cannot draw on \(x.display): \(error) (clickawayctl show --svg FILE draws offline)")
         }
-    }
-
-    public func popupsChanged(_ model: ClickModel, lookingAt lookup: WindowLookup) {
-        tracker.replaceModel(model, now: clock.now(), inspecting: lookup)
-    }
-
-    public func popupWindow(for window: UInt32) -> Result<UInt32, Refusal> {
-        if let client = tracker.popupWindow(for: window) { return .success(client) }
-        return .failure(Refusal("window \(hex(window)) is not a mapped top-level window on \(x.display), nor the client "
-                                + "window of one (a managed window with WM_STATE, or an override-redirect window); "
-                                + "`xwininfo -root -children` or `xdotool search` shows the ids"))
-    }
-
-    public var windowsUnavailable: String? { nil }
-
-    public func unavailableSources(in model: ClickModel) -> [String] {
-        model.appIdMatchUsers.map {
-            "\($0) matches by app_id, which only Wayland windows have: it never matches on the X server \(x.display) "
-                + "(X windows are matched by class, instance, title and type)"
-        }
+        return X11ShowCanvas(display: self)
     }
 
     public func release() {
@@ -641,7 +643,7 @@ public final class X11Display: Display {
 
     /// Asks the server for the pointer: refused while another client holds it (X has no
     /// request that names the holder), else taken and given back at once.
-    public func probePointerGrab(_ id: Int) {
+    private func probePointerGrab(_ id: Int) {
         grabProbes.append((id, x.sendPointerGrabProbe(x.root)))
         x.flush()
     }

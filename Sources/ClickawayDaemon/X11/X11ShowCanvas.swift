@@ -6,26 +6,13 @@ internal import ClickawayX11
 /// every change (the new ones mapped before the old ones go, so nothing flickers, and on
 /// top of whatever was mapped since). The daemon's own windows: the window tracker never
 /// counts them (`XConnection.isOwn`), and their empty input shape lets every click reach the
-/// grabs, the shield or the window below unchanged.
-extension X11Display: ShowCanvasProvider {
-    func makeShowCanvas() throws(Refusal) -> any ShowCanvas {
-        do {
-            try x.requireShowWindows()
-        } catch {
-            throw Refusal("cannot draw on \(x.display): \(error) (clickawayctl show --svg FILE draws offline)")
-        }
-        return X11ShowCanvas(display: self)
-    }
-}
-
-/// While it draws, Escape is grabbed on the root (the next `intercept`) and ends the drawing.
+/// grabs, the shield or the window below unchanged. While it draws, Escape is grabbed on the root (`intercept(_:showing:)`) and ends the drawing.
 final class X11ShowCanvas: ShowCanvas {
     private unowned let display: X11Display
     private var windows: [ShowWindow] = []
 
     init(display: X11Display) {
         self.display = display
-        display.showTakesEscape = true
     }
 
     private var x: XConnection { display.x }
@@ -44,8 +31,5 @@ final class X11ShowCanvas: ShowCanvas {
         windows = fresh
     }
 
-    func clear() {
-        windows = []
-        display.showTakesEscape = false
-    }
+    func clear() { windows = [] }
 }

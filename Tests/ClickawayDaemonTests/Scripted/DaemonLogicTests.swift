@@ -365,6 +365,21 @@ import Testing
         #expect(status["last_error"]?.stringValue == unapplied, "\(status.text)")
     }
 
+    /// The display server is chosen at start: a reload to another one's backend is kept for
+    /// the next start, said as the last error, and the display keeps its mode.
+    @Test(arguments: [(DisplayKind.x11, "wayland"), (.wayland, "x11-shield")])
+    func aBackendOfAnotherDisplayServerWaitsForTheNextStart(running: DisplayKind, backend: String) throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu"))
+        d.display.kind = running
+        try TestFiles.write("[settings]\nbackend = \"\(backend)\"\n\n" + Self.popup("menu", class: "Menu"), to: d.configFile)
+        let reply = try d.request(#"{"request":"reload"}"#)
+        #expect(reply.contains(#""ok":true"#), "\(reply)")
+        let status = try JSON.parse(try d.request(#"{"request":"status"}"#))
+        #expect(status["last_error"]?.stringValue == "backend = \"\(backend)\" takes effect when clickaway starts again; keeping scripted on scripted",
+                "\(status.text)")
+        #expect(d.display.lastChange == .reloaded(nil))
+    }
+
     // MARK: - Runtime popups
 
     @Test func aRuntimeRectPopupOpensAtOnceAndItsWaitHearsTheDismissal() throws {

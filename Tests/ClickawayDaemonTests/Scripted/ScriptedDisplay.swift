@@ -9,7 +9,7 @@ import SystemPackage
 /// unmaps windows and queues clicks and keys; the display records every answer, close and
 /// interception. Windows are matched by the real `WindowRoster`, so popups, anchors and
 /// exclusions are what the configuration makes of them. It claims nothing of X or Wayland.
-final class ScriptedDisplay: Display {
+final class ScriptedDisplay: Display, PollSource, RosterWindowSource {
     /// What the daemon asked the display to do, in order.
     enum Effect: Equatable {
         case answered(press: Bool, button: UInt8, x: Int32, y: Int32, click: ClickOutcome?, reason: Decision.Reason?)
@@ -83,18 +83,21 @@ final class ScriptedDisplay: Display {
     // MARK: - Display
 
     let name = "scripted"
-    var interceptionName: String { "scripted" }
     private(set) var isIntercepting = false
-    var failure: String? { nil }
-    var windows: any WindowSource { roster }
     var outputs: [String: Rect] = ["S-1": Rect(x: 0, y: 0, width: 1000, height: 800)]
-    func now() -> Int64 { clock }
-    var processWindowRequirement: String? { "a scripted window must be mapped with its pid" }
+    /// The display server it stands for, as a reload's backend is compared with.
+    var kind = DisplayKind.x11
+    var state: DisplayState {
+        DisplayState(kind: kind, name: name, interception: "scripted", isIntercepting: isIntercepting, failure: nil, outputs: outputs,
+                     now: clock, abilities: DisplayAbilities(processWindowRequirement: "a scripted window must be mapped with its pid"))
+    }
+    /// The display is its own window source, from the real roster.
+    var windows: any WindowSource { self }
     var pollDescriptor: FileDescriptor { FileDescriptor(rawValue: -1) }
     func prepareToSleep() -> Bool { !inputs.isEmpty }
     func pollReturned(_ readiness: Readiness) {}
 
-    func register(with loop: PollLoop) {}
+    func register(with loop: PollLoop) { loop.add(self) }
 
     func nextInput() -> DisplayInput? { inputs.isEmpty ? nil : inputs.removeFirst() }
 
@@ -113,7 +116,11 @@ final class ScriptedDisplay: Display {
     /// A display whose interception takes clicks only once it has synced, as Wayland's overlay.
     var interceptionWaitsForSync = false
 
-    func intercept(_ engine: DecisionEngine) -> Bool {
+    /// Whether `show` drew at the last interception.
+    private(set) var showing = false
+
+    func intercept(_ engine: DecisionEngine, showing: Bool) -> Bool {
+        self.showing = showing
         intercepts += 1
         let open = engine.open.map { engine.model.popups[Int($0.popup)].name }
         isIntercepting = !open.isEmpty
@@ -123,19 +130,23 @@ final class ScriptedDisplay: Display {
         return interceptionWaitsForSync && changed && !open.isEmpty
     }
 
-    func close(_ window: UInt32, _ spec: PopupSpec, trigger: DismissTrigger) {
-        effects.append(.closed(window: window, popup: spec.name))
-        if windowsCloseWhenAsked { unmap(window) }
+    func perform(_ request: DisplayRequest) {
+        switch request {
+        case .close(let window, let spec, _):
+            effects.append(.closed(window: window, popup: spec.name))
+            if windowsCloseWhenAsked { unmap(window) }
+        case .sync(let id):
+            if syncsWait { syncsStarted.append(id) } else { inputs.append(.synced(id, failure: nil)) }
+        case .probePointerGrab(let id): inputs.append(.pointerGrab(id, heldBy: pointerHeldBy))
+        case .pick(_, let done): done(.failure(Refusal("the scripted display picks nothing")))
+        case .cancelPick: break
+        }
     }
 
     /// A display whose syncs take their time, as an X server's round trips do in a burst:
     /// `startSync` only notes them until `finishSyncs`.
     var syncsWait = false
     private(set) var syncsStarted: [Int] = []
-
-    func startSync(_ id: Int) {
-        if syncsWait { syncsStarted.append(id) } else { inputs.append(.synced(id, failure: nil)) }
-    }
 
     /// The syncs started are done: after the inputs queued before now.
     func finishSyncs(failure: String? = nil) {
@@ -149,7 +160,6 @@ final class ScriptedDisplay: Display {
     }
     /// Another program holding the pointer, as `hit` is told.
     var pointerHeldBy: String?
-    func probePointerGrab(_ id: Int) { inputs.append(.pointerGrab(id, heldBy: pointerHeldBy)) }
     /// What the display hears of its grabs once the server has answered (X11's refusals).
     func heard(_ notice: InterceptionNotice) {
         notices.append(notice)
@@ -162,11 +172,15 @@ final class ScriptedDisplay: Display {
     }
     /// What a reload's configuration asks that this display says it cannot apply.
     var unapplied: String?
-    func configurationReplaced(_ model: ClickModel, backend: Backend) -> String? {
+    /// The last change `configure` was told of.
+    private(set) var lastChange: ModelChange?
+
+    func configure(_ model: ClickModel, _ change: ModelChange) -> String? {
+        lastChange = change
         rematch(model)
+        guard case .reloaded = change else { return nil }
         return unapplied
     }
-    func popupsChanged(_ model: ClickModel, lookingAt lookup: WindowLookup) { rematch(model) }
 
     /// Every mapped window looked at again, as the X tracker does with the windows it has seen.
     private func rematch(_ model: ClickModel) {
@@ -180,8 +194,6 @@ final class ScriptedDisplay: Display {
         mapped[window] != nil ? .success(window) : .failure(Refusal("no window \(window) is mapped"))
     }
 
-    var windowsUnavailable: String? { nil }
-    func unavailableSources(in model: ClickModel) -> [String] { [] }
-    func flush() {}
+    func makeShowCanvas() throws(Refusal) -> any ShowCanvas { throw Refusal("the scripted display draws nothing") }
     func release() { isIntercepting = false }
 }
