@@ -118,7 +118,7 @@ let package = Package(
         // The daemon's parts without a display: the roster, closing windows, the watcher's
         // debounce, lock combinations and button masks, systemd's notifications.
         .testTarget(name: "ClickawayDaemonTests", dependencies: [
-            "ClickawayDaemon", "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayJSON", "ClickawaySystem", "ClickawayX11",
+            "ClickawayDaemon", "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayJSON", "ClickawaySystem", "ClickawayWayland", "ClickawayX11",
             "ProcessSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),

@@ -179,7 +179,7 @@ public struct Click: Sendable {
     public var token: InputToken
 
     public init(isPress: Bool, button: UInt8, x: Int32, y: Int32, time: Int64, releaseGoesElsewhere: Bool,
-                token: InputToken = InputToken()) {
+                token: InputToken) {
         self.isPress = isPress
         self.button = button
         self.x = x
@@ -196,28 +196,23 @@ public struct EscapeKey: Sendable, Equatable {
     public var time: Int64
     public var token: InputToken
 
-    public init(time: Int64, token: InputToken = InputToken()) {
+    public init(time: Int64, token: InputToken) {
         self.time = time
         self.token = token
     }
 }
 
-/// The display's own reference to an input it handed out, given back with the answer: what
-/// the display needs to answer it, so that it never has to remember "the click just handed
-/// out" (and a click answered late or out of turn is still answered right).
+/// The display's own reference to an input it handed out, given back with the answer:
+/// opaque to the daemon, which only hands it back. Two words hold what the display needs to
+/// answer it (`X11Token`, `OverlayToken`), so that it keeps nothing of what it handed out,
+/// and a click answered late or out of turn is still answered right.
 public struct InputToken: Sendable, Equatable {
-    /// X11: the window the event was reported on (the root's grab, the shield); Wayland: the
-    /// number of the click among those read from the overlay.
-    public var window: UInt32
-    /// X11: the server's time of the event, which AllowEvents names.
-    public var stamp: UInt32
-    /// X11: the modifier and button state just before the event.
-    public var state: UInt16
+    let first: UInt64
+    let second: UInt64
 
-    public init(window: UInt32 = 0, stamp: UInt32 = 0, state: UInt16 = 0) {
-        self.window = window
-        self.stamp = stamp
-        self.state = state
+    init(_ first: UInt64 = 0, _ second: UInt64 = 0) {
+        self.first = first
+        self.second = second
     }
 }
 

@@ -23,22 +23,11 @@ final class WaylandDisplay: Display, PollSource {
     private let noWindows = NoWindows(unavailable: WaylandDisplay.withoutSway)
     private var knownOutputs: [OutputInfo] = []
     private var outputs: [String: Rect] = [:]
-    /// What a press to send on once released came from: a button, a finger, a pen.
-    private enum Pressed: Hashable {
-        case button(UInt32)
-        case touch(Int32)
-        case pen
-    }
-    /// The press of a click that goes on to what is below, until its release arrives.
-    private var pendingReplays: [Pressed: Position] = [:]
+    /// The press of a click that goes on to what is below, until its release arrives: the
+    /// overlay holds the pointer, finger or pen until then.
+    private var pendingReplays: [OverlayToken.Pressed: Position] = [:]
     /// Clicks read from the overlay, not handed out yet.
     private var clicks: [OverlayClick] = []
-    /// The clicks handed out and not answered yet, by their token's number.
-    private var handedOut = [UInt32: (click: OverlayClick, pressed: Pressed)](minimumCapacity: 4)
-    private var nextToken: UInt32 = 0
-    /// Releases answered, by their token's number: each press goes on once the daemon has
-    /// acted on its click (`acted(on:)`).
-    private var replaysDue = [UInt32: (pressed: Pressed, release: OverlayClick)](minimumCapacity: 4)
     /// The daemon must refresh before the next click: sway's windows or the outputs changed.
     private var changed = false
     /// `startSync`s not answered yet, oldest first.
@@ -60,7 +49,7 @@ final class WaylandDisplay: Display, PollSource {
     /// When the pick gives up.
     private let pickTimer = LoopTimer()
     /// The press that answered a pick: its release stays on the overlay too.
-    private var pickRelease: Pressed?
+    private var pickRelease: OverlayToken.Pressed?
     /// The holes the engine asked for last (`intercept`), put back after a pick.
     private var engineHoles: [Rect]?
     private var broken: String?
@@ -189,11 +178,7 @@ final class WaylandDisplay: Display, PollSource {
         guard treeKnown else { return nil }
         while !clicks.isEmpty {
             let click = clicks.removeFirst()
-            let pressed: Pressed = switch click.device {
-            case .pointer: .button(click.button)
-            case .touch(let id): .touch(id)
-            case .pen: .pen
-            }
+            let pressed = OverlayToken.Pressed(click)
             logger.debug("\(click)")
             if let done = picking, click.isPressed {
                 pickRelease = pressed
@@ -214,13 +199,11 @@ final class WaylandDisplay: Display, PollSource {
             // A button X11 has no number for cannot be configured, so it dismisses nothing:
             // it goes on, as an unlisted button does.
             guard let button = PointerButton.x11Button(code: click.button) else {
-                if click.isPressed { pendingReplays[pressed] = click.position } else { replay(pressed, click) }
+                if click.isPressed { pendingReplays[pressed] = click.position } else { replay(pressed, button: click.button) }
                 continue
             }
-            nextToken &+= 1
-            handedOut[nextToken] = (click, pressed)
             return .click(Click(isPress: click.isPressed, button: button, x: click.x, y: click.y, time: MonotonicClock.milliseconds(),
-                                releaseGoesElsewhere: false, token: InputToken(window: nextToken)))
+                                releaseGoesElsewhere: false, token: OverlayToken(click, pressed).token))
         }
         if !grabProbes.isEmpty { return .pointerGrab(grabProbes.removeFirst(), heldBy: nil) }
         guard let sync = syncs.first, sync.canAdvance(sway) else { return nil }
@@ -236,23 +219,21 @@ final class WaylandDisplay: Display, PollSource {
     }
 
     /// Nothing waits for an answer: a swallowed click is already eaten, and a click to
-    /// replay goes on once its release has come (the overlay holds the pointer, finger or
-    /// pen until then), after the daemon has acted on it.
+    /// replay goes on once its release has come, after the daemon has acted on it.
     public func answer(_ click: Click, with decision: Decision?) {
-        guard let (overlayClick, pressed) = handedOut.removeValue(forKey: click.token.window) else { return }
+        let token = OverlayToken(click.token)
         if click.isPress {
-            if decision?.click != .swallow { pendingReplays[pressed] = overlayClick.position }
-        } else if overlayClick.isCancelled {
+            if decision?.click != .swallow { pendingReplays[token.pressed] = token.position }
+        } else if token.isCancelled {
             // A touch the compositor took back was not a tap: nothing to send on.
-            pendingReplays[pressed] = nil
-        } else {
-            replaysDue[click.token.window] = (pressed, overlayClick)
+            pendingReplays[token.pressed] = nil
         }
     }
 
     public func acted(on click: Click) {
-        guard let due = replaysDue.removeValue(forKey: click.token.window) else { return }
-        replay(due.pressed, due.release)
+        guard !click.isPress else { return }
+        let token = OverlayToken(click.token)
+        replay(token.pressed, button: token.button)
     }
 
     /// Wayland lets no client take the Escape key (`DisplayAbilities.escapeUnavailable`).
@@ -264,7 +245,7 @@ final class WaylandDisplay: Display, PollSource {
     /// the region restored. A touch goes on as a touch where the compositor can inject one
     /// (KWin), else as a click of button 1, as a pen tip does. One connection carries all of
     /// it, so the compositor applies it in this order.
-    private func replay(_ pressed: Pressed, _ release: OverlayClick) {
+    private func replay(_ pressed: OverlayToken.Pressed, button: UInt32) {
         guard let position = pendingReplays.removeValue(forKey: pressed), let replayer else { return }
         let holes = overlay.holes
         let pixel = position.pixel
@@ -273,7 +254,7 @@ final class WaylandDisplay: Display, PollSource {
             replayer.tap(at: position, id: UInt32(bitPattern: id))
         } else {
             do {
-                try replayer.click(at: position, button: release.button)
+                try replayer.click(at: position, button: button)
             } catch {
                 logger.warning("cannot replay the click at \(position): \(error)")
             }
@@ -453,6 +434,69 @@ final class WaylandDisplay: Display, PollSource {
                 pointer: client.seat?.hasPointer == true, touch: client.seat?.hasTouch == true,
                 tablets: client.seat?.hasTablets == true, replay: replayer?.protocolName),
             sway: sway.map { SwayStatus(socket: $0.socketPath, windows: $0.windowCount) }))
+    }
+}
+
+/// What a Wayland click's token holds: where it landed, to the 1/256 pixel the compositor
+/// says, what pressed it, its Linux button code, and whether the compositor took the touch
+/// back. The press's place is kept (`pendingReplays`) only for a click that goes on.
+struct OverlayToken: Equatable {
+    /// What a press to send on once released came from: a button, a finger, a pen.
+    enum Pressed: Hashable {
+        case button(UInt32)
+        case touch(Int32)
+        case pen
+
+        init(_ click: OverlayClick) {
+            self = switch click.device {
+            case .pointer: .button(click.button)
+            case .touch(let id): .touch(id)
+            case .pen: .pen
+            }
+        }
+    }
+
+    var position: Position
+    var pressed: Pressed
+    var button: UInt32
+    var isCancelled: Bool
+
+    init(position: Position, pressed: Pressed, button: UInt32, isCancelled: Bool) {
+        self.position = position
+        self.pressed = pressed
+        self.button = button
+        self.isCancelled = isCancelled
+    }
+
+    init(_ click: OverlayClick, _ pressed: Pressed) {
+        self.init(position: click.position, pressed: pressed, button: click.button, isCancelled: click.isCancelled)
+    }
+
+    /// First word: x and y in 1/256 pixels. Second: the button code (low 16 bits), the
+    /// device's kind (2 bits) and whether cancelled (1 bit), and a touch point's id or a
+    /// button code (high 32 bits).
+    init(_ token: InputToken) {
+        position = Position(x: Double(Int32(truncatingIfNeeded: token.first >> 32)) / 256,
+                            y: Double(Int32(truncatingIfNeeded: token.first)) / 256)
+        button = UInt32(token.second & 0xffff)
+        isCancelled = token.second & 0x40000 != 0
+        let value = UInt32(truncatingIfNeeded: token.second >> 32)
+        pressed = switch (token.second >> 16) & 3 {
+        case 0: .button(value)
+        case 1: .touch(Int32(bitPattern: value))
+        default: .pen
+        }
+    }
+
+    var token: InputToken {
+        let (kind, value): (UInt64, UInt32) = switch pressed {
+        case .button(let code): (0, code)
+        case .touch(let id): (1, UInt32(bitPattern: id))
+        case .pen: (2, 0)
+        }
+        let x = UInt64(UInt32(bitPattern: Int32((position.x * 256).rounded())))
+        let y = UInt64(UInt32(bitPattern: Int32((position.y * 256).rounded())))
+        return InputToken(x << 32 | y, UInt64(value) << 32 | (isCancelled ? 0x40000 : 0) | kind << 16 | UInt64(button & 0xffff))
     }
 }
 

@@ -292,12 +292,12 @@ final class X11Display: Display, PollSource {
         switch event {
         case .buttonPress(let e):
             return .click(Click(isPress: true, button: e.button, x: e.rootX, y: e.rootY, time: clock.unwrap(e.time),
-                                releaseGoesElsewhere: true, token: InputToken(window: e.window, stamp: e.time, state: e.state)))
+                                releaseGoesElsewhere: true, token: X11Token(window: e.window, stamp: e.time, state: e.state).token))
         case .buttonRelease(let e):
             return .click(Click(isPress: false, button: e.button, x: e.rootX, y: e.rootY, time: clock.unwrap(e.time),
-                                releaseGoesElsewhere: false, token: InputToken(window: e.window, stamp: e.time, state: e.state)))
+                                releaseGoesElsewhere: false, token: X11Token(window: e.window, stamp: e.time, state: e.state).token))
         case .keyPress(let e) where e.window == x.root && escapeKeycodes.contains(e.keycode):
-            return .escapeKey(EscapeKey(time: clock.unwrap(e.time), token: InputToken(window: e.window, stamp: e.time)))
+            return .escapeKey(EscapeKey(time: clock.unwrap(e.time), token: X11Token(window: e.window, stamp: e.time, state: 0).token))
         case .unmapNotify(let e) where e.window == shield?.window:
             // Another client unmapped it: it must come back while popups are open.
             shield?.noteUnmapped()
@@ -345,16 +345,17 @@ final class X11Display: Display, PollSource {
     /// activated, and for one replayed that dismisses, the X server given the CPU first.
     /// A release only reaches the daemon after a swallowed press.
     public func answer(_ click: Click, with decision: Decision?) {
-        let time = click.token.stamp
+        let token = X11Token(click.token)
+        let time = token.stamp
         guard click.isPress else {
             let wasHolding = shieldHoldsAClick
             shieldHoldsAClick = wasHolding
-                && ButtonEvent.otherButtonsHeld(releasing: click.button, state: ModifierMask(rawValue: click.token.state))
+                && ButtonEvent.otherButtonsHeld(releasing: click.button, state: ModifierMask(rawValue: token.state))
             if wasHolding && !shieldHoldsAClick { changed = true }
             return
         }
         let swallow = decision?.click == .swallow
-        let onShieldGrab = click.token.window == shield?.window
+        let onShieldGrab = token.window == shield?.window
         var windowUnder: PendingReply<WindowID?>?
         if swallow {
             x.allowEvents(.asyncPointer, time: time)
@@ -375,7 +376,7 @@ final class X11Display: Display, PollSource {
     public func acted(on click: Click) {}
 
     public func answerEscape(_ key: EscapeKey, _ outcome: EscapeOutcome) {
-        x.allowEvents(outcome == .swallow ? .asyncKeyboard : .replayKeyboard, time: key.token.stamp)
+        x.allowEvents(outcome == .swallow ? .asyncKeyboard : .replayKeyboard, time: X11Token(key.token).stamp)
         x.flush()
     }
 
@@ -682,6 +683,29 @@ final class X11Display: Display, PollSource {
                 active: escapeGrabs.isGrabbing,
                 refused: escapeGrabs.refused.map { EscapeStatus.Refused(modifiers: locks.describe($0.combination.modifiers), error: $0.error.name) })))
     }
+}
+
+/// What an X11 input's token holds: the window the event was reported on (the root's grab,
+/// the shield), the server's time of the event, which AllowEvents names, and the modifier
+/// and button state just before it.
+struct X11Token: Equatable {
+    var window: UInt32
+    var stamp: UInt32
+    var state: UInt16
+
+    init(window: UInt32, stamp: UInt32, state: UInt16) {
+        self.window = window
+        self.stamp = stamp
+        self.state = state
+    }
+
+    init(_ token: InputToken) {
+        window = UInt32(truncatingIfNeeded: token.first >> 32)
+        stamp = UInt32(truncatingIfNeeded: token.first)
+        state = UInt16(truncatingIfNeeded: token.second)
+    }
+
+    var token: InputToken { InputToken(UInt64(window) << 32 | UInt64(stamp), UInt64(state)) }
 }
 
 extension XEvent {

@@ -66,10 +66,10 @@ final class ScriptedDisplay: Display, PollSource, RosterWindowSource {
     private func click(_ isPress: Bool, _ x: Int32, _ y: Int32, _ button: UInt8) {
         serial += 1
         inputs.append(.click(Click(isPress: isPress, button: button, x: x, y: y, time: clock, releaseGoesElsewhere: false,
-                                   token: InputToken(window: serial))))
+                                   token: InputToken(UInt64(serial)))))
     }
 
-    func escape() { inputs.append(.escapeKey(EscapeKey(time: clock))) }
+    func escape() { inputs.append(.escapeKey(EscapeKey(time: clock, token: InputToken()))) }
 
     /// The server refused to close `window` (sway answering `kill` with an error).
     func refuseClose(_ window: UInt32) { inputs.append(.closeRefused(window)) }
