@@ -127,6 +127,26 @@ import Testing
     }
 }
 
+/// The seams ARCHITECTURE.md pictures, held to the code: `Display` stays narrow, and the
+/// picture says how narrow.
+@Suite struct SeamDocumentationTests {
+    /// The requirements of the protocol `name` in `file`: its `func` and `var` lines.
+    static func requirements(of name: String, in file: String) throws -> [String] {
+        let source = try ProtocolDocumentationTests.read(file)
+        let start = try #require(source.range(of: "protocol \(name):"), "\(file) has no protocol \(name)")
+        // To the closing brace at the start of a line: `{ get }` is part of a requirement.
+        let lines = source[start.upperBound...].split(separator: "\n").prefix { $0 != "}" }
+        return lines.map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("func ") || $0.hasPrefix("var ") }
+    }
+
+    @Test func displayHasAtMostFourteenRequirementsAsThePictureSays() throws {
+        let display = try Self.requirements(of: "Display", in: "Sources/ClickawayDaemon/Display.swift")
+        #expect(display.count <= 14, "Display has \(display.count) requirements: \(display)")
+        let architecture = try ProtocolDocumentationTests.read("ARCHITECTURE.md")
+        #expect(architecture.contains("\(display.count) requirements"), "ARCHITECTURE.md's picture does not say Display has \(display.count)")
+    }
+}
+
 /// The README and docs/ link to each other and to the repository's files: every link leads
 /// to a file that is there, and every #anchor to a heading of it (as GitHub names them).
 @Suite struct DocumentLinkTests {

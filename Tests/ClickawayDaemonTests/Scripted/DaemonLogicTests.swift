@@ -401,6 +401,22 @@ import Testing
         #expect(try d.request(#"{"request":"status"}"#).contains(#""open":[]"#))
     }
 
+    /// A runtime popup that ended is no popup, though the model in use has it until the next
+    /// is built: `open` and `close` of it in the pass it ended are refused.
+    @Test func aRuntimePopupThatEndedCannotBeOpenedByName() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu"))
+        let adder = try d.connect()
+        try adder.send(#"{"request":"add","rect":[10,10,50,50],"popup":"note"}"#)
+        #expect(try adder.reply(from: d, to: "add").contains(#""popup":"note""#))
+        d.display.clock += 1000
+        d.display.press(500, 500)
+        let opener = try d.connect()
+        try opener.send(#"{"request":"open","popup":"note"}"#)
+        let reply = try opener.reply(from: d, to: "open")
+        #expect(reply.contains(#""ok":false"#) && reply.contains("no popup named"), "\(reply)")
+        #expect(d.daemon.openNames.isEmpty)
+    }
+
     @Test func aRuntimePopupOnAWindowEndsWhenTheWindowGoes() throws {
         let d = try DaemonUnderTest("")
         d.display.map(7, class: "Note", at: Self.menuRect)
