@@ -31,9 +31,11 @@ final class Daemon {
     let reloading: Reloading
     let commands: DismissCommands
     var config: LoadedConfig
+    /// The model in use, its runtime popups that ended, and a new one due or being built.
+    var models: ModelState
     /// The configured popups, then the runtime ones: what the engine, the display and every
     /// name lookup see.
-    var model: ClickModel
+    var model: ClickModel { models.model }
     var engine: DecisionEngine
     var rects = RectPopups()
     /// Exclusivity checked at run time: its methods take closures from the daemon, and one
@@ -41,8 +43,8 @@ final class Daemon {
     var runtime = RuntimePopups() { didSet { windowWaits.deadline = runtime.nextDeadline } }
     /// When the next runtime popup's wait for its window runs out.
     let windowWaits = LoopTimer()
-    /// When the next dismissed window's time to disappear runs out (`closingMoved()`).
-    /// Dismissed windows not gone yet (`ClosingWindows`), and when the first counts as open again.
+    /// Dismissed windows not gone yet (`ClosingWindows`), and when the first counts as open
+    /// again (`closingMoved()`).
     var closing = ClosingWindows()
     let closingTimer = LoopTimer()
     /// `--backend`, which wins over `[settings] backend`.
@@ -57,17 +59,6 @@ final class Daemon {
     var lastErrorIsRejection = false
     /// Popup sources the display cannot provide, said at every load.
     var unavailableSources: [String] = []
-    /// The runtime popups changed since the model in use was built: a new one is built off
-    /// the loop (`ConfigReloader.Build`), and the display looks at these windows anew when
-    /// it is swapped in.
-    var staleModel: WindowLookup?
-    /// Counts the changes of the runtime popups: a model built for an older count is dropped.
-    var modelVersion = 0
-    /// Whether a model is being built.
-    var building = false
-    /// Popups of the model in use whose runtime popup ended: left out of the engine until a
-    /// model without them is swapped in.
-    var endedPopups: Set<Int32> = []
     /// Runtime `rect` popups registered since: open once the model has them.
     var rectsOpening: [String] = []
     // `unsettled`, `windowsChanged` and `pacing` are looked at by every click, so with no
@@ -136,7 +127,7 @@ final class Daemon {
         commands = DismissCommands(logger: logger)
         if let startErrors { commands.notifyRejected(startErrors, running: running, enabled: config.model.settings.notify) }
         show = ShowDrawing(display: display, logger: logger)
-        model = config.model
+        models = ModelState(config.model)
         engine = DecisionEngine(model: config.model, outputs: display.state.outputs)
         // Appended to after every click: no allocation once a pass has held a few.
         afterSettle.reserveCapacity(16)
@@ -464,7 +455,7 @@ final class Daemon {
             (windowsChanged, unsettled) = (false, true)
         }
         unpaced = false
-        guard unsettled || (staleModel != nil && !building) else { return }
+        guard unsettled || models.wantsBuild else { return }
         let started = MonotonicClock.microseconds()
         defer {
             let now = MonotonicClock.microseconds()
@@ -474,7 +465,7 @@ final class Daemon {
         var swapped: Bool
         repeat {
             settleRuntimeWindows()
-            swapped = staleModel != nil && !building && buildModel()
+            swapped = models.wantsBuild && buildModel()
         } while swapped
         unsettled = false
         updateEngine()
@@ -499,11 +490,12 @@ final class Daemon {
         let rectInstances = rects.instances(model, outputs: engine.outputs)
         if !rectInstances.isEmpty { open += rectInstances }
         var areas = display.windows.windowAreas()
-        if !endedPopups.isEmpty {
-            open.removeAll { endedPopups.contains($0.popup) }
+        let ended = models.ended
+        if !ended.isEmpty {
+            open.removeAll { ended.contains($0.popup) }
             areas.removeAll { area in
                 switch area.kind {
-                case .anchor(let popup), .member(_, let popup, _): endedPopups.contains(popup)
+                case .anchor(let popup), .member(_, let popup, _): ended.contains(popup)
                 case .exclusion: false
                 }
             }
@@ -539,7 +531,7 @@ final class Daemon {
     /// Whether the model in use has the runtime popups as they are registered, and no model
     /// is being built (for tests).
     var modelHasRuntimePopups: Bool {
-        staleModel == nil && !building && endedPopups.isEmpty && runtime.entries.allSatisfy { registeredIndex($0.name) != nil }
+        models.isCurrent && runtime.entries.allSatisfy { registeredIndex($0.name) != nil }
     }
 
     func openPopup(_ instance: PopupInstance) -> OpenPopup {

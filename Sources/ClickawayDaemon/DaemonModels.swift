@@ -28,21 +28,15 @@ extension Daemon {
     /// `settle()`, and the display looks at `lookup`'s windows anew when it is swapped in
     /// (together with any change not swapped in yet).
     func modelChanged(_ lookup: WindowLookup) {
-        modelVersion += 1
+        models.runtimeChanged(lookup)
         unsettled = true
-        staleModel = switch (staleModel, lookup) {
-        case (nil, _), (.none?, _): lookup
-        case (let pending?, .none): pending
-        case (.window(let a)?, .window(let b)) where a == b: lookup
-        default: .all
-        }
     }
 
     /// Asks the loader's thread for the configured popups followed by the runtime ones. Part
     /// of `settle()`; returns whether the model was swapped in at once (no loader thread).
     func buildModel() -> Bool {
-        building = true
-        guard let built = reloading.build(ConfigReloader.Build(base: config.model, added: runtime.specs, version: modelVersion)) else {
+        let change = models.startBuilding()
+        guard let built = reloading.build(ConfigReloader.Build(base: config.model, added: runtime.specs, version: change)) else {
             return false
         }
         return received(built)
@@ -63,10 +57,7 @@ extension Daemon {
 
     /// Swaps a built model in if it is still wanted; returns whether it was.
     func received(_ built: ConfigReloader.Built) -> Bool {
-        building = false
-        guard built.version == modelVersion else { return false }
-        let lookup = staleModel ?? .none
-        staleModel = nil
+        guard let lookup = models.takeBuilt(forChange: built.version) else { return false }
         let hold = LoopHold()
         // The replaced model goes to the loader's thread as a temporary: its release is the last.
         reloading.retire(swap(to: fitted(built.model)) { _ = display.configure($0, .runtimePopups(lookingAt: lookup)) })
@@ -81,9 +72,7 @@ extension Daemon {
     /// built with (`besides`): those changed since are left out, those registered since are
     /// built in next. Returns the model it replaced, for the caller to retire.
     func swap(to fresh: ClickModel, besides built: [PopupSpec]? = nil, tell: (ClickModel) -> Void) -> ClickModel {
-        let replaced = model
-        model = fresh
-        endedPopups = []
+        let replaced = models.swap(to: fresh)
         if let built { followRuntime(besides: built) }
         engine = DecisionEngine(model: model, continuing: engine)
         rects.keep(in: model)
@@ -158,8 +147,7 @@ extension Daemon {
             logger.warning("runtime popup \"\(entry.name)\" is removed: the new configuration has a popup of its name, or lacks one it refers to")
         }
         // A model being built for the old configuration is dropped when it comes.
-        modelVersion += 1
-        staleModel = nil
+        models.configurationReplaced()
         let (reloaded, built) = reloadedModel(fresh.model, prepared)
         // A click pressed before the reload is decided on its release by the new model.
         var replacedModel: ClickModel? = swap(to: reloaded, besides: built) { model in
@@ -219,8 +207,8 @@ extension Daemon {
         var inModel: [String: PopupSpec] = [:]
         for spec in built {
             inModel[spec.name] = spec
-            guard registered[spec.name] != spec, let index = model.popupIndex(named: spec.name) else { continue }
-            endedPopups.insert(index)
+            guard registered[spec.name] != spec, model.popupIndex(named: spec.name) != nil else { continue }
+            models.end(spec.name)
             modelChanged(.none)
         }
         for entry in runtime.entries where inModel[entry.name] != entry.spec {

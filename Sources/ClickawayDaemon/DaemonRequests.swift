@@ -115,7 +115,7 @@ extension Daemon {
             return RectPopupReply(popup: name, open: false).json
         }
         // A runtime popup that ended is in the model in use until the next is built: no popup.
-        if let index = model.popupIndex(named: name), endedPopups.contains(index) {
+        if models.hasEnded(name) {
             throw Refusal("no popup named \"\(name)\" in the configuration" + config.model.popupNameSuggestion(name))
         }
         let isOpen = try rects.set(name, open: open, model: model, outputs: engine.outputs, now: display.state.now).get()

@@ -121,8 +121,7 @@ extension Daemon {
     /// registered (not one that ended there, which a popup registered anew under its name
     /// since a reload began may be).
     func registeredIndex(_ name: String) -> Int32? {
-        guard let index = model.popupIndex(named: name), !endedPopups.contains(index) else { return nil }
-        return index
+        models.liveIndex(name)
     }
 
     /// Answers the `add` and `wait` of the `rect` and window popups the model now has (a
@@ -176,7 +175,7 @@ extension Daemon {
 
     /// A runtime popup removed: out of the engine now, out of the model once a new one is built.
     func ended(_ entry: RuntimePopups.Entry) {
-        if let index = model.popupIndex(named: entry.name) { endedPopups.insert(index) }
+        models.end(entry.name)
         rectsOpening.removeAll { $0 == entry.name }
         modelChanged(.none)
     }
