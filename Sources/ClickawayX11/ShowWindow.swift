@@ -15,8 +15,9 @@ public final class ShowWindow {
     private let nothing: UInt32
 
     /// Draws `fills` (screen coordinates, 0xRRGGBB, later on top) in a window over `rect`
-    /// and maps it. Needs SHAPE and XFixes 2 (`requireShowWindows()`). Checked: one round trip.
-    public init(x: XConnection, rect: Rect, fills: [(rect: Rect, colour: UInt32)]) throws(XError) {
+    /// and maps it. Needs SHAPE and XFixes 2, asked for once by whoever makes it. Requests
+    /// only: what the server refuses comes as an error event.
+    public init(x: XConnection, rect: Rect, fills: [(rect: Rect, colour: UInt32)]) {
         self.x = x
         let c = x.c
         let format = x.rootFormat
@@ -52,18 +53,12 @@ public final class ShowWindow {
         let values: [UInt32] = [pixmap, 0, 1, 0]
         let mask = XCB_CW_BACK_PIXMAP.rawValue | XCB_CW_BORDER_PIXEL.rawValue | XCB_CW_OVERRIDE_REDIRECT.rawValue
             | XCB_CW_SAVE_UNDER.rawValue
-        let cookie = xcb_create_window_checked(
+        xcb_create_window(
             c, format.depth, window, x.root, Int16(clamping: rect.x), Int16(clamping: rect.y), width, height, 0,
             UInt16(XCB_WINDOW_CLASS_INPUT_OUTPUT.rawValue), format.visual, mask, values)
         xcb_xfixes_set_window_shape_region(c, window, UInt8(XCB_SHAPE_SK_BOUNDING.rawValue), 0, 0, shape)
         xcb_xfixes_set_window_shape_region(c, window, UInt8(XCB_SHAPE_SK_INPUT.rawValue), 0, 0, nothing)
         xcb_map_window(c, window)
-        if let error = x.check(CheckedCookie(sequence: cookie.sequence)) {
-            xcb_free_pixmap(c, pixmap)
-            xcb_xfixes_destroy_region(c, shape)
-            xcb_xfixes_destroy_region(c, nothing)
-            throw .request("CreateWindow", error)
-        }
     }
 
     deinit {
@@ -100,13 +95,6 @@ struct PixelFormat {
 }
 
 extension XConnection {
-    /// Whether this server can show `ShowWindow`s: SHAPE (for the see-through picture and the
-    /// empty input shape) and XFixes 2 (its regions). Two round trips.
-    public func requireShowWindows() throws(XError) {
-        guard try queryExtension("SHAPE") != nil else { throw .missingExtension("SHAPE") }
-        try requireXFixes()
-    }
-
     var rootFormat: PixelFormat {
         var roots = xcb_setup_roots_iterator(xcb_get_setup(c))
         while roots.rem > 0 {

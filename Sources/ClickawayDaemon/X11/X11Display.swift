@@ -28,10 +28,11 @@ final class X11Display: Display, PollSource {
         didSet { takeTimeSlices() }
     }
     /// Made the first time the shield mode is entered, by requests only; what it needs of the
-    /// server is asked at start (`shieldUnavailable` says what is missing), so that entering
-    /// it later (`auto`'s fallback, a reload) never waits for the server.
+    /// server is asked at start, so that entering it later (`auto`'s fallback, a reload)
+    /// never waits for the server.
     private var shield: ShieldWindow?
-    private let shieldUnavailable: XError?
+    /// Why the shield, and show's windows, cannot be made here: XFixes 2 or SHAPE missing.
+    private let shapingUnavailable: XError?
     /// `--backend`'s mode, or the configuration's.
     private var mode: X11Mode
     /// Why `auto` left the grab mode for the shield, once it has.
@@ -116,9 +117,9 @@ final class X11Display: Display, PollSource {
         if escapeKeycodes.isEmpty { logger.warning("no key produces Escape in the keyboard map: escape = true has no effect") }
         do {
             try ShieldWindow.checkSupport(x)
-            shieldUnavailable = nil
+            shapingUnavailable = nil
         } catch {
-            shieldUnavailable = error
+            shapingUnavailable = error
             if mode != .shield {
                 logger.info("the shield mode is not available on \(x.display) (\(error)): grabs only, and a refused grab has nothing to fall back on")
             }
@@ -325,8 +326,8 @@ final class X11Display: Display, PollSource {
             outputsRead?.discard()
             outputsRead = OutputsRead(x: x)
         case .error(let error) where ["CreateWindow", "GrabButton"].contains(error.requestName):
-            // Only the shield's are sent unchecked (`createShieldWindow`).
-            logger.error("the X server could not make the shield window or its grab (\(error)): the shield mode cannot take clicks")
+            // Only the shield's and show's are sent unchecked (`createShieldWindow`, `ShowWindow`).
+            logger.error("the X server could not make a window of the daemon's or the shield's grab (\(error)): the shield mode cannot take clicks, or show cannot draw")
         case .error(let error):
             // Requests about windows that vanished (a popup closed mid-click) end here.
             logger.debug("X error", metadata: ["error": "\(error)"])
@@ -453,7 +454,7 @@ final class X11Display: Display, PollSource {
 
     /// The shield (made the first time) takes clicks instead of grabs on the root.
     private func enterShieldMode() throws(XError) {
-        if let shieldUnavailable { throw shieldUnavailable }
+        if let shapingUnavailable { throw shapingUnavailable }
         if shield == nil { shield = ShieldWindow(x: x, screen: screen, logger: logger) }
         buttonGrabs.release()
         interception = .shield
@@ -625,11 +626,10 @@ final class X11Display: Display, PollSource {
         }
     }
 
+    /// Show's windows need what the shield's do, asked for at start: no round trip here.
     public func makeShowCanvas() throws(Refusal) -> any ShowCanvas {
-        do {
-            try x.requireShowWindows()
-        } catch {
-            throw Refusal("cannot draw on \(x.display): \(error) (clickawayctl show --svg FILE draws offline)")
+        if let shapingUnavailable {
+            throw Refusal("cannot draw on \(x.display): \(shapingUnavailable) (clickawayctl show --svg FILE draws offline)")
         }
         return X11ShowCanvas(display: self)
     }

@@ -26,7 +26,7 @@ final class X11ShowCanvas: ShowCanvas {
         for output in outputs() {
             guard let bounds = picture.bounds(on: output) else { continue }
             let fills = picture.fills(on: output).map { (rect: $0.rect, colour: $0.colour) }
-            if let window = try? ShowWindow(x: x, rect: bounds, fills: fills) { fresh.append(window) }
+            fresh.append(ShowWindow(x: x, rect: bounds, fills: fills))
         }
         windows = fresh
     }
