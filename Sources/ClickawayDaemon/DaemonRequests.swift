@@ -140,7 +140,7 @@ extension Daemon {
         return DismissReply(popup: name, dismissed: names).json
     }
 
-    /// A request waiting for the display's answer (`startSync`, `probePointerGrab`).
+    /// A request waiting for the display's answer (a sync, a pointer probe).
     enum DisplayWaiter {
         /// `clickawayctl sync`: answered once the display synced.
         case reply(ControlServer.Request)

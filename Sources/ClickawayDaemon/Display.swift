@@ -154,9 +154,9 @@ public enum DisplayInput: Sendable {
     case outputsChanged
     /// The server refused to close a dismissed popup's window (`close`): it stays.
     case closeRefused(UInt32)
-    /// The `startSync(id)` is done, or why it failed.
+    /// The `.sync(id)` asked of `perform` is done, or why it failed.
     case synced(Int, failure: String?)
-    /// The answer to `probePointerGrab(id)`: why clicks go to another program now, nil when
+    /// The answer to `.probePointerGrab(id)`: why clicks go to another program now, nil when
     /// none holds the pointer or the display cannot tell.
     case pointerGrab(Int, heldBy: String?)
     /// The interception met something: `takeInterceptionNotices()` says what. (No payload:

@@ -30,7 +30,7 @@ final class WaylandDisplay: Display, PollSource {
     private var clicks: [OverlayClick] = []
     /// The daemon must refresh before the next click: sway's windows or the outputs changed.
     private var changed = false
-    /// `startSync`s not answered yet, oldest first.
+    /// Syncs not answered yet, oldest first.
     private var syncs: [WaylandSync] = [] { didSet { syncWait.deadline = syncs.first?.deadline } }
     /// When the oldest sync stops waiting for the compositor.
     private let syncWait = LoopTimer()
@@ -500,7 +500,7 @@ struct OverlayToken: Equatable {
     }
 }
 
-/// A `startSync` on Wayland, never waited for: a wl_display.sync and, on sway, a fresh tree;
+/// A sync on Wayland, never waited for: a wl_display.sync and, on sway, a fresh tree;
 /// once both are in and the daemon has acted on the inputs before them, a second
 /// wl_display.sync.
 struct WaylandSync {

@@ -62,7 +62,7 @@ final class X11Display: Display, PollSource {
     @exclusivity(unchecked) private var outputsRead: OutputsRead?
     /// Grabs refused and `auto`'s switch to the shield, for the daemon to take (`.intercepted`).
     @exclusivity(unchecked) private var notices: [InterceptionNotice] = []
-    /// `startSync`s not answered yet.
+    /// Syncs not answered yet.
     @exclusivity(unchecked) private var syncs = X11Syncs()
     /// When the oldest sync stops waiting for window reads: set after each change of `syncs`
     /// (an observer would cost every click a runtime exclusivity check of it).

@@ -144,7 +144,7 @@ final class ScriptedDisplay: Display, PollSource, RosterWindowSource {
     }
 
     /// A display whose syncs take their time, as an X server's round trips do in a burst:
-    /// `startSync` only notes them until `finishSyncs`.
+    /// `perform(.sync)` only notes them until `finishSyncs`.
     var syncsWait = false
     private(set) var syncsStarted: [Int] = []
 
