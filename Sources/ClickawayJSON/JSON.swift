@@ -86,6 +86,13 @@ public enum JSON: Equatable, Sendable {
 
     private static func quote(_ s: String, into out: inout String) {
         out += "\""
+        // Most strings (names, window ids, rectangles) need no escape: appended whole, not a
+        // scalar at a time. UTF-8's multi-byte sequences hold no byte below 0x80.
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            out += s
+            out += "\""
+            return
+        }
         for scalar in s.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
