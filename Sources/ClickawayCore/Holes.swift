@@ -13,10 +13,14 @@ extension DecisionEngine {
     public func holes(in screen: Rect) -> [Rect] {
         guard !open.isEmpty else { return [screen] }
         let whole = Bounds(screen)
-        let exclusions = (configAreas + windowAreas)
-            .compactMap { $0.kind == .exclusion ? Bounds($0.rect).intersection(whole) : nil }
-            .filter { !$0.isEmpty }
-            .sorted { $0.minY < $1.minY }
+        var exclusions: [Bounds] = []
+        for areas in [configAreas, windowAreas] {
+            for a in areas where a.kind == .exclusion {
+                let e = Bounds(a.rect).intersection(whole)
+                if !e.isEmpty { exclusions.append(e) }
+            }
+        }
+        exclusions.sort { $0.minY < $1.minY }
         var ys = [whole.minY, whole.maxY]
         for e in exclusions { ys += [e.minY, e.maxY] }
         // The cells where a hole may be inside every instance, and the rows they cut.
@@ -122,16 +126,32 @@ extension EngineState {
         for o in open { markAncestors(of: o.popup) }
         var anchors: [Int32: Bounds] = [:]
         var members: [InstanceID: Bounds] = [:]
-        for a in configAreas + windowAreas {
-            switch a.kind {
-            case .anchor(let popup): anchors[popup] = (anchors[popup] ?? .empty).union(Bounds(a.rect))
-            case .member(let owner, let popup, _):
-                members[owner] = (members[owner] ?? .empty).union(Bounds(a.rect))
-                // A member counts its area's popup's ancestors inside (the owner's, as a rule).
-                markAncestors(of: popup)
-            case .exclusion: break
+        // A family's windows come one after another: their bounds are gathered before the
+        // table is looked at, once a family rather than once a window.
+        var family: (owner: InstanceID, popup: Int32, bounds: Bounds)?
+        func endFamily() {
+            guard let (owner, popup, bounds) = family else { return }
+            members[owner] = (members[owner] ?? .empty).union(bounds)
+            // A member counts its area's popup's ancestors inside (the owner's, as a rule).
+            markAncestors(of: popup)
+            family = nil
+        }
+        for areas in [configAreas, windowAreas] {
+            for a in areas {
+                switch a.kind {
+                case .anchor(let popup): anchors[popup] = (anchors[popup] ?? .empty).union(Bounds(a.rect))
+                case .member(let owner, let popup, _):
+                    if let f = family, f.owner == owner, f.popup == popup {
+                        family!.bounds = f.bounds.union(Bounds(a.rect))
+                    } else {
+                        endFamily()
+                        family = (owner, popup, Bounds(a.rect))
+                    }
+                case .exclusion: break
+                }
             }
         }
+        endFamily()
         var box = Bounds.everything
         var countedByHitsAlone = 0
         for o in open where !hasOpenDescendant.contains(o.popup) && !regions.redirectTargets.contains(o.popup) {
