@@ -218,6 +218,10 @@ public final class WindowRoster<Details>: WindowSource {
         stackingMoved(key)
     }
 
+    /// Where `key` is in the stacking, as a number that sorts as the stacking does (higher:
+    /// above); nil for a window not in it. Looked up, not searched for.
+    public func stackingPosition(of key: UInt32) -> Double? { stacked.stamp(of: key) }
+
     private func stackingMoved(_ key: UInt32) {
         if popupInstances[key] != nil { openCache = nil }
     }
@@ -426,6 +430,8 @@ struct StackedInstances {
     private var stamps: [UInt32: Double] = [:]
     private var top: Double = 0
     private(set) var sorted: [(stamp: Double, instance: PopupInstance)] = []
+
+    func stamp(of key: UInt32) -> Double? { stamps[key] }
 
     /// A new order, numbered afresh.
     mutating func renumber(_ order: [UInt32], instances: [UInt32: PopupInstance]) {
