@@ -34,10 +34,11 @@ extension DecisionEngine {
         ys = Self.cuts(ys, from: whole.minY, to: whole.maxY)
 
         var scratch = state
-        // A cell is decided against the window areas across its row only (`areas(_:across:)`);
+        // A cell is decided against the window areas across its row only (`RowAreas`);
         // with no open popup dismissed by a click inside it, which member window a click
         // touches decides nothing here, and a family's windows across a row are their spans.
-        let spansOfFamilies = !open.contains { state.traits[Int($0.popup)].dismissedFromInside }
+        let rowAreas = cellXs.isEmpty ? nil
+            : RowAreas(windowAreas, spansOfFamilies: !open.contains { state.traits[Int($0.popup)].dismissedFromInside })
         var holes: [Rect] = []
         // Rectangles still growing downwards, by their x span.
         var growing: [Span: Rect] = [:]
@@ -52,8 +53,8 @@ extension DecisionEngine {
                 nextExclusion += 1
             }
             var pieces = active.map { Span(from: $0.minX, to: $0.maxX) }
-            if !cellXs.isEmpty, inside.minY <= top, bottom <= inside.maxY {
-                scratch.windowAreas = Self.areas(windowAreas, across: top, spansOfFamilies: spansOfFamilies)
+            if let rowAreas, inside.minY <= top, bottom <= inside.maxY {
+                scratch.windowAreas = rowAreas.at(top)
                 for i in 0..<(cellXs.count - 1) where scratch.decidesNothing(x: Int32(cellXs[i]), y: Int32(top)) {
                     pieces.append(Span(from: cellXs[i], to: cellXs[i + 1]))
                 }
@@ -89,48 +90,90 @@ extension DecisionEngine {
         return (Self.cuts(xs, from: xs[0], to: xs[1]), Self.cuts(ys, from: ys[0], to: ys[1]))
     }
 
-    /// The areas that hold points of the row at `y` (every area edge is a row edge, so an
-    /// area holds all of a row's height or none of it), in their order. With
-    /// `spansOfFamilies`, the windows of one family (the same instance and popup) are their
-    /// merged spans along the row instead, each named by the first of its windows: a
-    /// thousand overlapping menus of one program are a span or two, and each cell of the row
-    /// is decided against those rather than against every menu. Exact when which member is
-    /// touched cannot matter (no open popup is dismissed by a click inside it): a point is
-    /// in a span exactly when it is in one of the family's windows.
-    static func areas(_ all: [Area], across y: Int64, spansOfFamilies: Bool) -> [Area] {
-        var kept: [Area] = []
-        var families: [(owner: InstanceID, popup: Int32, window: UInt32, spans: [Span])] = []
-        var familyIndex: [InstanceID: [Int]] = [:]
-        for a in all {
-            let b = Bounds(a.rect)
-            guard b.minY <= y, y < b.maxY, b.minX < b.maxX else { continue }
-            guard spansOfFamilies, case .member(let owner, let popup, let window) = a.kind else {
-                kept.append(a)
-                continue
-            }
-            let span = Span(from: b.minX, to: b.maxX)
-            if let i = familyIndex[owner]?.first(where: { families[$0].popup == popup }) {
-                families[i].spans.append(span)
-            } else {
-                familyIndex[owner, default: []].append(families.count)
-                families.append((owner, popup, window, [span]))
-            }
-        }
-        for family in families {
-            for span in merged(family.spans) {
-                // Spans past the ends of 32 bits are left as the windows they came from.
-                guard let x = Int32(exactly: span.from), let width = Int32(exactly: span.to - span.from),
-                      let top = Int32(exactly: y) else {
-                    return all.filter { a in
-                        let b = Bounds(a.rect)
-                        return b.minY <= y && y < b.maxY && b.minX < b.maxX
-                    }
+    /// The window areas as the rows of the grid see them (`at(_:)`): the areas that hold
+    /// points of a row (every area edge is a row edge, so an area holds all of a row's height
+    /// or none of it), in their order. With `spansOfFamilies`, the windows of one family (the
+    /// same instance and popup) are their merged spans along the row instead, each named by
+    /// the family's first window: a thousand overlapping menus of one program are a span or
+    /// two, and each cell of the row is decided against those rather than against every
+    /// menu. Exact when which member is touched cannot matter (no open popup is dismissed by
+    /// a click inside it): a point is in a span exactly when it is in one of the family's
+    /// windows. The families are gathered once, their windows sorted by left edge, so that a
+    /// row merges them in one pass with no lookup or sort.
+    struct RowAreas {
+        private let all: [Area]
+        private var others: [(area: Area, bounds: Bounds)] = []
+        private var families: [(owner: InstanceID, popup: Int32, window: UInt32, windows: [Bounds])] = []
+
+        init(_ all: [Area], spansOfFamilies: Bool) {
+            self.all = all
+            var index: [InstanceID: [Int]] = [:]
+            var last: (owner: InstanceID, popup: Int32, family: Int)?
+            for a in all {
+                let b = Bounds(a.rect)
+                guard !b.isEmpty else { continue }
+                guard spansOfFamilies, case .member(let owner, let popup, let window) = a.kind else {
+                    others.append((a, b))
+                    continue
                 }
-                kept.append(Area(kind: .member(of: family.owner, popup: family.popup, window: family.window),
-                                 rect: Rect(x: x, y: top, width: width, height: 1)))
+                let family: Int
+                if let last, last.owner == owner, last.popup == popup {
+                    family = last.family
+                } else if let known = index[owner]?.first(where: { families[$0].popup == popup }) {
+                    family = known
+                } else {
+                    family = families.count
+                    index[owner, default: []].append(family)
+                    families.append((owner, popup, window, []))
+                }
+                last = (owner, popup, family)
+                families[family].windows.append(b)
+            }
+            for i in families.indices { families[i].windows.sort { $0.minX < $1.minX } }
+        }
+
+        /// The areas across the row at `y`.
+        func at(_ y: Int64) -> [Area] {
+            var kept: [Area] = []
+            for (a, b) in others where b.minY <= y && y < b.maxY { kept.append(a) }
+            guard let top = Int32(exactly: y) else { return exact(y) }
+            for family in families {
+                var span: Span?
+                for b in family.windows where b.minY <= y && y < b.maxY {
+                    if let s = span, b.minX <= s.to {
+                        span!.to = max(s.to, b.maxX)
+                        continue
+                    }
+                    if let s = span {
+                        guard let area = Self.area(family, s, top) else { return exact(y) }
+                        kept.append(area)
+                    }
+                    span = Span(from: b.minX, to: b.maxX)
+                }
+                if let s = span {
+                    guard let area = Self.area(family, s, top) else { return exact(y) }
+                    kept.append(area)
+                }
+            }
+            return kept
+        }
+
+        /// A family's span as an area one pixel high; nil past the ends of 32 bits.
+        private static func area(_ family: (owner: InstanceID, popup: Int32, window: UInt32, windows: [Bounds]),
+                                 _ span: Span, _ top: Int32) -> Area? {
+            guard let x = Int32(exactly: span.from), let width = Int32(exactly: span.to - span.from) else { return nil }
+            return Area(kind: .member(of: family.owner, popup: family.popup, window: family.window),
+                        rect: Rect(x: x, y: top, width: width, height: 1))
+        }
+
+        /// The areas across the row as they are: spans past the ends of 32 bits are left as
+        /// the windows they came from.
+        private func exact(_ y: Int64) -> [Area] {
+            all.filter { a in
+                let b = Bounds(a.rect)
+                return !b.isEmpty && b.minY <= y && y < b.maxY
             }
         }
-        return kept
     }
 
     private struct Span: Hashable {
