@@ -13,10 +13,14 @@ extension DecisionEngine {
     public func holes(in screen: Rect) -> [Rect] {
         guard !open.isEmpty else { return [screen] }
         let whole = Bounds(screen)
-        let exclusions = (configAreas + windowAreas)
-            .compactMap { $0.kind == .exclusion ? Bounds($0.rect).intersection(whole) : nil }
-            .filter { !$0.isEmpty }
-            .sorted { $0.minY < $1.minY }
+        var exclusions: [Bounds] = []
+        for areas in [configAreas, windowAreas] {
+            for a in areas where a.kind == .exclusion {
+                let e = Bounds(a.rect).intersection(whole)
+                if !e.isEmpty { exclusions.append(e) }
+            }
+        }
+        exclusions.sort { $0.minY < $1.minY }
         var ys = [whole.minY, whole.maxY]
         for e in exclusions { ys += [e.minY, e.maxY] }
         // The cells where a hole may be inside every instance, and the rows they cut.
@@ -30,6 +34,11 @@ extension DecisionEngine {
         ys = Self.cuts(ys, from: whole.minY, to: whole.maxY)
 
         var scratch = state
+        // A cell is decided against the window areas across its row only (`RowAreas`);
+        // with no open popup dismissed by a click inside it, which member window a click
+        // touches decides nothing here, and a family's windows across a row are their spans.
+        let rowAreas = cellXs.isEmpty ? nil
+            : RowAreas(windowAreas, spansOfFamilies: !open.contains { state.traits[Int($0.popup)].dismissedFromInside })
         var holes: [Rect] = []
         // Rectangles still growing downwards, by their x span.
         var growing: [Span: Rect] = [:]
@@ -44,7 +53,8 @@ extension DecisionEngine {
                 nextExclusion += 1
             }
             var pieces = active.map { Span(from: $0.minX, to: $0.maxX) }
-            if !cellXs.isEmpty, inside.minY <= top, bottom <= inside.maxY {
+            if let rowAreas, inside.minY <= top, bottom <= inside.maxY {
+                scratch.windowAreas = rowAreas.at(top)
                 for i in 0..<(cellXs.count - 1) where scratch.decidesNothing(x: Int32(cellXs[i]), y: Int32(top)) {
                     pieces.append(Span(from: cellXs[i], to: cellXs[i + 1]))
                 }
@@ -78,6 +88,92 @@ extension DecisionEngine {
             ys += [b.minY, b.maxY]
         }
         return (Self.cuts(xs, from: xs[0], to: xs[1]), Self.cuts(ys, from: ys[0], to: ys[1]))
+    }
+
+    /// The window areas as the rows of the grid see them (`at(_:)`): the areas that hold
+    /// points of a row (every area edge is a row edge, so an area holds all of a row's height
+    /// or none of it), in their order. With `spansOfFamilies`, the windows of one family (the
+    /// same instance and popup) are their merged spans along the row instead, each named by
+    /// the family's first window: a thousand overlapping menus of one program are a span or
+    /// two, and each cell of the row is decided against those rather than against every
+    /// menu. Exact when which member is touched cannot matter (no open popup is dismissed by
+    /// a click inside it): a point is in a span exactly when it is in one of the family's
+    /// windows. The families are gathered once, their windows sorted by left edge, so that a
+    /// row merges them in one pass with no lookup or sort.
+    struct RowAreas {
+        private let all: [Area]
+        private var others: [(area: Area, bounds: Bounds)] = []
+        private var families: [(owner: InstanceID, popup: Int32, window: UInt32, windows: [Bounds])] = []
+
+        init(_ all: [Area], spansOfFamilies: Bool) {
+            self.all = all
+            var index: [InstanceID: [Int]] = [:]
+            var last: (owner: InstanceID, popup: Int32, family: Int)?
+            for a in all {
+                let b = Bounds(a.rect)
+                guard !b.isEmpty else { continue }
+                guard spansOfFamilies, case .member(let owner, let popup, let window) = a.kind else {
+                    others.append((a, b))
+                    continue
+                }
+                let family: Int
+                if let last, last.owner == owner, last.popup == popup {
+                    family = last.family
+                } else if let known = index[owner]?.first(where: { families[$0].popup == popup }) {
+                    family = known
+                } else {
+                    family = families.count
+                    index[owner, default: []].append(family)
+                    families.append((owner, popup, window, []))
+                }
+                last = (owner, popup, family)
+                families[family].windows.append(b)
+            }
+            for i in families.indices { families[i].windows.sort { $0.minX < $1.minX } }
+        }
+
+        /// The areas across the row at `y`.
+        func at(_ y: Int64) -> [Area] {
+            var kept: [Area] = []
+            for (a, b) in others where b.minY <= y && y < b.maxY { kept.append(a) }
+            guard let top = Int32(exactly: y) else { return exact(y) }
+            for family in families {
+                var span: Span?
+                for b in family.windows where b.minY <= y && y < b.maxY {
+                    if let s = span, b.minX <= s.to {
+                        span!.to = max(s.to, b.maxX)
+                        continue
+                    }
+                    if let s = span {
+                        guard let area = Self.area(family, s, top) else { return exact(y) }
+                        kept.append(area)
+                    }
+                    span = Span(from: b.minX, to: b.maxX)
+                }
+                if let s = span {
+                    guard let area = Self.area(family, s, top) else { return exact(y) }
+                    kept.append(area)
+                }
+            }
+            return kept
+        }
+
+        /// A family's span as an area one pixel high; nil past the ends of 32 bits.
+        private static func area(_ family: (owner: InstanceID, popup: Int32, window: UInt32, windows: [Bounds]),
+                                 _ span: Span, _ top: Int32) -> Area? {
+            guard let x = Int32(exactly: span.from), let width = Int32(exactly: span.to - span.from) else { return nil }
+            return Area(kind: .member(of: family.owner, popup: family.popup, window: family.window),
+                        rect: Rect(x: x, y: top, width: width, height: 1))
+        }
+
+        /// The areas across the row as they are: spans past the ends of 32 bits are left as
+        /// the windows they came from.
+        private func exact(_ y: Int64) -> [Area] {
+            all.filter { a in
+                let b = Bounds(a.rect)
+                return !b.isEmpty && b.minY <= y && y < b.maxY
+            }
+        }
     }
 
     private struct Span: Hashable {
@@ -122,16 +218,32 @@ extension EngineState {
         for o in open { markAncestors(of: o.popup) }
         var anchors: [Int32: Bounds] = [:]
         var members: [InstanceID: Bounds] = [:]
-        for a in configAreas + windowAreas {
-            switch a.kind {
-            case .anchor(let popup): anchors[popup] = (anchors[popup] ?? .empty).union(Bounds(a.rect))
-            case .member(let owner, let popup, _):
-                members[owner] = (members[owner] ?? .empty).union(Bounds(a.rect))
-                // A member counts its area's popup's ancestors inside (the owner's, as a rule).
-                markAncestors(of: popup)
-            case .exclusion: break
+        // A family's windows come one after another: their bounds are gathered before the
+        // table is looked at, once a family rather than once a window.
+        var family: (owner: InstanceID, popup: Int32, bounds: Bounds)?
+        func endFamily() {
+            guard let (owner, popup, bounds) = family else { return }
+            members[owner] = (members[owner] ?? .empty).union(bounds)
+            // A member counts its area's popup's ancestors inside (the owner's, as a rule).
+            markAncestors(of: popup)
+            family = nil
+        }
+        for areas in [configAreas, windowAreas] {
+            for a in areas {
+                switch a.kind {
+                case .anchor(let popup): anchors[popup] = (anchors[popup] ?? .empty).union(Bounds(a.rect))
+                case .member(let owner, let popup, _):
+                    if let f = family, f.owner == owner, f.popup == popup {
+                        family!.bounds = f.bounds.union(Bounds(a.rect))
+                    } else {
+                        endFamily()
+                        family = (owner, popup, Bounds(a.rect))
+                    }
+                case .exclusion: break
+                }
             }
         }
+        endFamily()
         var box = Bounds.everything
         var countedByHitsAlone = 0
         for o in open where !hasOpenDescendant.contains(o.popup) && !regions.redirectTargets.contains(o.popup) {

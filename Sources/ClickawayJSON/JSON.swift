@@ -51,55 +51,65 @@ public enum JSON: Equatable, Sendable {
         return nil
     }
 
-    /// Compact, one line: the control protocol is one JSON object per line.
+    /// Compact, one line: the control protocol is one JSON object per line. Written as UTF-8
+    /// bytes and made a string once: a status reply with thousands of popups open was
+    /// thousands of small appends to a string, each a look at its storage.
     public var text: String {
-        var out = ""
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
         write(to: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
-    private func write(to out: inout String) {
+    private func write(to out: inout [UInt8]) {
         switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .int(let i): out += String(i)
-        case .number(let d): out += "\(d)"
+        case .null: out += "null".utf8
+        case .bool(let b): out += (b ? "true" : "false").utf8
+        case .int(let i): out += String(i).utf8
+        case .number(let d): out += "\(d)".utf8
         case .string(let s): JSON.quote(s, into: &out)
         case .array(let items):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 item.write(to: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let pairs):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (i, (k, v)) in pairs.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 JSON.quote(k, into: &out)
-                out += ":"
+                out.append(UInt8(ascii: ":"))
                 v.write(to: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func quote(_ s: String, into out: inout String) {
-        out += "\""
+    private static func quote(_ s: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        // Most strings (names, window ids, rectangles) need no escape: appended whole, not a
+        // scalar at a time. UTF-8's multi-byte sequences hold no byte below 0x80.
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            out += s.utf8
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for scalar in s.unicodeScalars {
             switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
+            case "\"": out += "\\\"".utf8
+            case "\\": out += "\\\\".utf8
+            case "\n": out += "\\n".utf8
+            case "\r": out += "\\r".utf8
+            case "\t": out += "\\t".utf8
             case _ where scalar.value < 0x20:
-                out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-                    + String(scalar.value, radix: 16)
-            default: out.unicodeScalars.append(scalar)
+                out += ("\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                    + String(scalar.value, radix: 16)).utf8
+            default: out += String(scalar).utf8
             }
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 
     public struct ParseError: Error, CustomStringConvertible {

@@ -93,6 +93,8 @@ struct HolesPropertyTests {
                 return popup("p\(i)", rect(0, 0, 1, 1), parent: parent) {
                     $0.slop = Insets(all: Int32(s.1 >> 6))
                     $0.passthrough = s.1 & 1 != 0
+                    // A click inside dismisses it: which family window a click touches counts.
+                    if s.0 % 5 == 0 { $0.insideClick = .dismiss }
                     if s.1 & 2 != 0 { $0.regions = [RegionSpec(name: "r", rect: rect(10, 10, 40, 30))] }
                     // A tab that stands for another popup's region or root.
                     if s.1 & 4 != 0, i > 0 {
@@ -132,6 +134,28 @@ struct HolesPropertyTests {
         // With one of them alone open, its window is a hole again.
         e.setOpen([PopupInstance(popup: 0, rect: rect(90, 70, 100, 100), openedAt: 0, id: .window(1))])
         #expect(e.holes(in: Self.screen) == [rect(0, 0, 100, 50), rect(90, 70, 100, 100)])
+    }
+
+    /// One popup open with a thousand windows of its family over and beside it (a program's
+    /// menus): the holes are where its window and theirs are, each row decided against the
+    /// family's spans along it.
+    @Test func aThousandWindowsOfOneFamilyAreHolesWhereTheyAre() throws {
+        let e = try engine([popup("menu", rect(0, 0, 1, 1)), popup("other", rect(0, 0, 1, 1))], open: [])
+        let owner = PopupInstance(popup: 0, rect: rect(100, 80, 60, 60), openedAt: 0, id: .window(1))
+        e.setOpen([owner])
+        var areas: [Area] = []
+        for i in 0..<1000 {
+            let (dx, dy, dw) = (Int32(i % 50) * 3, Int32(i % 40) * 4, Int32(i % 7))
+            areas.append(Area(kind: .member(of: owner.id, popup: 0, window: UInt32(10 + i)), rect: rect(150 + dx, 60 + dy, 20 + dw, 15)))
+        }
+        areas.append(Area(kind: .anchor(popup: 1), rect: rect(0, 0, 30, 30)))
+        e.setWindowAreas(areas)
+        var points: [Int32] = []
+        for i in 0..<400 {
+            points.append(Int32(90 + (i * 37) % 330))
+            points.append(Int32(40 + (i * 53) % 250))
+        }
+        Self.check(e, points: points)
     }
 
     /// A tab that stands for the menu it opened (`redirect`): a click on it is inside both,

@@ -108,6 +108,10 @@ public final class WindowRoster<Details> {
     private var keyOfWindow: [UInt32: UInt32] = [:]
     /// The keys of the entries of each open instance's family, by the instance's window.
     private var familyKeys: [UInt32: Set<UInt32>] = [:]
+    /// The same families' windows, rectangles and ties, kept as members come, move and go:
+    /// `windowAreas` and `familyMembers` read them here rather than copying every member's
+    /// entry (its properties' strings too) at every change of any.
+    private var familyWindows: [UInt32: FamilyWindows] = [:]
     /// The keys of the entries that are popup instances of their own (not of a family).
     public private(set) var instanceKeys: Set<UInt32> = []
     /// The entries that are popups (their own instance or a family's window), as
@@ -191,7 +195,10 @@ public final class WindowRoster<Details> {
             for slot in slots { ownAreas[slot].rect = rect }
             areasCache = nil
         }
-        if entry.family != nil { areasCache = nil }
+        if let family = entry.family {
+            familyWindows[family]?.move(key, to: rect)
+            areasCache = nil
+        }
         return true
     }
 
@@ -221,6 +228,10 @@ public final class WindowRoster<Details> {
         stacked.restacked(key, at: to, in: order, popupInstances)
         stackingMoved(key)
     }
+
+    /// Where `key` is in the stacking, as a number that sorts as the stacking does (higher:
+    /// above); nil for a window not in it. Looked up, not searched for.
+    public func stackingPosition(of key: UInt32) -> Double? { stacked.stamp(of: key) }
 
     private func stackingMoved(_ key: UInt32) {
         if popupInstances[key] != nil { openCache = nil }
@@ -275,6 +286,7 @@ public final class WindowRoster<Details> {
         keyOfWindow[entry.window] = key
         if let family = entry.family {
             familyKeys[family, default: []].insert(key)
+            familyWindows[family, default: FamilyWindows()].add(key, window: entry.window, rect: entry.rect, tie: entry.tie ?? .transient)
             areasCache = nil
         }
         if let popup = entry.roles.popup {
@@ -304,6 +316,8 @@ public final class WindowRoster<Details> {
         if let family = entry.family {
             familyKeys[family]?.remove(key)
             if familyKeys[family]?.isEmpty == true { familyKeys[family] = nil }
+            familyWindows[family]?.remove(key)
+            if familyWindows[family]?.isEmpty == true { familyWindows[family] = nil }
             areasCache = nil
         }
         if popupInstances.removeValue(forKey: key) != nil {
@@ -343,11 +357,11 @@ public final class WindowRoster<Details> {
     public func windowAreas() -> [Area] {
         if let areasCache { return areasCache }
         var areas = ownAreas
-        for (family, keys) in familyKeys {
+        for (family, members) in familyWindows {
             guard let popup = popupOf(window: family) else { continue }
-            for key in keys {
-                guard let entry = entries[key] else { continue }
-                areas.append(Area(kind: .member(of: .window(family), popup: popup, window: entry.window), rect: entry.rect))
+            areas.reserveCapacity(areas.count + members.windows.count)
+            for i in members.windows.indices {
+                areas.append(Area(kind: .member(of: .window(family), popup: popup, window: members.windows[i]), rect: members.rects[i]))
             }
         }
         areasCache = areas
@@ -357,8 +371,8 @@ public final class WindowRoster<Details> {
     public func isPresent(_ window: UInt32) -> Bool { entry(forWindow: window) != nil }
 
     public func familyMembers(of window: UInt32) -> [FamilyMember] {
-        guard let keys = familyKeys[window] else { return [] }
-        return keys.compactMap { key in entries[key].map { FamilyMember(window: $0.window, tie: $0.tie ?? .transient) } }
+        guard let members = familyWindows[window] else { return [] }
+        return members.windows.indices.map { FamilyMember(window: members.windows[$0], tie: members.ties[$0]) }
             .sorted { $0.window < $1.window }
     }
 
@@ -372,6 +386,48 @@ public final class WindowRoster<Details> {
     }
 }
 
+/// The windows of one open instance's family, their rectangles and ties, by the key of
+/// their entries: in arrays, so that the areas of all of them are made without a lookup
+/// each; a member that goes leaves its slot to the last one.
+struct FamilyWindows {
+    private(set) var windows: [UInt32] = []
+    private(set) var rects: [Rect] = []
+    private(set) var ties: [FamilyTie] = []
+    private var keys: [UInt32] = []
+    private var slots: [UInt32: Int] = [:]
+
+    var isEmpty: Bool { keys.isEmpty }
+
+    mutating func add(_ key: UInt32, window: UInt32, rect: Rect, tie: FamilyTie) {
+        if let slot = slots[key] {
+            (windows[slot], rects[slot], ties[slot]) = (window, rect, tie)
+            return
+        }
+        slots[key] = keys.count
+        keys.append(key)
+        windows.append(window)
+        rects.append(rect)
+        ties.append(tie)
+    }
+
+    mutating func move(_ key: UInt32, to rect: Rect) {
+        if let slot = slots[key] { rects[slot] = rect }
+    }
+
+    mutating func remove(_ key: UInt32) {
+        guard let slot = slots.removeValue(forKey: key) else { return }
+        let last = keys.count - 1
+        if slot != last {
+            (keys[slot], windows[slot], rects[slot], ties[slot]) = (keys[last], windows[last], rects[last], ties[last])
+            slots[keys[slot]] = slot
+        }
+        keys.removeLast()
+        windows.removeLast()
+        rects.removeLast()
+        ties.removeLast()
+    }
+}
+
 /// The popup instances of the windows in a stacking order, kept in that order as windows are
 /// stacked and instances come and go. Each key in the order has a stamp that sorts as the
 /// order does: a window put on top takes the next whole number, one restacked between two the
@@ -382,6 +438,8 @@ struct StackedInstances {
     private var stamps: [UInt32: Double] = [:]
     private var top: Double = 0
     private(set) var sorted: [(stamp: Double, instance: PopupInstance)] = []
+
+    func stamp(of key: UInt32) -> Double? { stamps[key] }
 
     /// A new order, numbered afresh.
     mutating func renumber(_ order: [UInt32], instances: [UInt32: PopupInstance]) {

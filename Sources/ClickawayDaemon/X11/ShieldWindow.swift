@@ -26,6 +26,12 @@ final class ShieldWindow {
     private var raises: [Int64] = []
     private var gaveUpRaisingAt: Int64?
     static let maxRaises = 10
+    /// The windows above the shield that are mapped and do not stay above it (`keepAbove`'s
+    /// windows to cover), as of its last look, when `coverersKnown`: kept from the windows
+    /// changed since, so that a burst of menus above the shield is not looked through at
+    /// each change. Not known: every window above is looked at.
+    private var coverers: Set<WindowID> = []
+    private var coverersKnown = false
 
     /// What the shield needs of the X server, asked at start (round trips): XFixes 2.0 for
     /// the regions, SHAPE for input shapes. Then making it only sends requests.
@@ -68,6 +74,7 @@ final class ShieldWindow {
         }
         if !mapped {
             menusAbove = menusMapped()
+            coverersKnown = false
             x.mapWindow(window)
             if let lowestMenu = stacking.first(where: menusAbove.contains) {
                 x.restackWindow(window, .below, lowestMenu)
@@ -103,15 +110,40 @@ final class ShieldWindow {
     /// Its own restacking comes back as a ConfigureNotify that leaves nothing to do, so this
     /// does not loop with itself. `mappedWindows`: the root's mapped children; `isFrame`: whether
     /// an override-redirect window is a window manager's frame (i3's are), which is covered.
-    func keepAbove(stacking: [WindowID], mappedWindows: [WindowID: Bool], isFrame: (WindowID) -> Bool, now: Int64) {
-        // From the top: the shield is near it, and thousands of windows may be below.
-        guard mapped, let own = stacking.lastIndex(of: window) else { return }
-        menusAbove = menusAbove.filter { mappedWindows[$0] != nil }
+    ///
+    /// `changed`: the windows whose mapping, place in the stacking or kind changed since the
+    /// last call (nil: any may have); `position`: where a window is in `stacking` (higher is
+    /// above), nil for one not in it. Only those windows are looked at again, unless the
+    /// shield itself moved: a burst of menus above it costs each menu a look, not a look at
+    /// every menu above at each change.
+    func keepAbove(stacking: [WindowID], mappedWindows: [WindowID: Bool], isFrame: (WindowID) -> Bool,
+                   changed: Set<WindowID>?, position: (WindowID) -> Double?, now: Int64) {
+        guard mapped, let ownPosition = position(window) else {
+            coverersKnown = false
+            return
+        }
+        if let changed, coverersKnown, !changed.contains(window) {
+            // Every window that left `mappedWindows` since the last call is among `changed`.
+            for w in changed where mappedWindows[w] == nil { menusAbove.remove(w) }
+        } else {
+            menusAbove = menusAbove.filter { mappedWindows[$0] != nil }
+            coverersKnown = false
+        }
         func staysAbove(_ w: WindowID) -> Bool { menusAbove.contains(w) && !isFrame(w) }
+        func covers(_ w: WindowID) -> Bool { mappedWindows[w] != nil && !staysAbove(w) }
+        if coverersKnown, let changed {
+            for w in changed {
+                if let p = position(w), p > ownPosition, covers(w) { coverers.insert(w) } else { coverers.remove(w) }
+            }
+        } else {
+            // From the top: the shield is near it, and thousands of windows may be below.
+            let own = stacking.lastIndex(of: window) ?? stacking.endIndex
+            coverers = Set(stacking[(min(own + 1, stacking.endIndex))...].filter(covers))
+            coverersKnown = true
+        }
+        guard !coverers.isEmpty, let own = stacking.lastIndex(of: window) else { return }
         // Only the windows above it: every window event asks, and thousands may be below.
-        guard let cover = (own + 1 ..< stacking.endIndex).last(where: {
-            mappedWindows[stacking[$0]] != nil && !staysAbove(stacking[$0])
-        }) else { return }
+        guard let cover = (own + 1 ..< stacking.endIndex).last(where: { covers(stacking[$0]) }) else { return }
         let top = stacking[cover]
         if let since = gaveUpRaisingAt {
             guard now - since >= 1000 else { return }

@@ -79,6 +79,10 @@ final class WindowTracker: RosterWindowSource {
     /// family (a notification, another program's menu): what the shield follows the pointer
     /// over. Kept as they are placed, so that a burst of popups costs the shield nothing.
     private(set) var overrideRedirectBystanders: Set<WindowID> = []
+    /// The top-levels whose mapping, place in the stacking or kind (frame or not) changed
+    /// since the shield last looked (`takeChangedForShield`): only these can have come to
+    /// need covering, or stopped. nil: any may have (the tree read again, or too many to keep).
+    private var changedForShield: Set<WindowID>? = []
     /// `_NET_WM_WINDOW_TYPE` atoms' names, asked once each.
     private var atomNames: [Atom: String] = [:]
 
@@ -99,7 +103,25 @@ final class WindowTracker: RosterWindowSource {
         var supportsDelete: Bool
     }
 
+    /// What changed for the shield since the last call (`changedForShield`).
+    func takeChangedForShield() -> Set<WindowID>? {
+        defer { changedForShield = [] }
+        return changedForShield
+    }
+
+    private func changedForShield(_ top: WindowID) {
+        guard changedForShield != nil else { return }
+        if changedForShield!.count >= Self.changedForShieldLimit {
+            changedForShield = nil
+        } else {
+            changedForShield!.insert(top)
+        }
+    }
+
+    static let changedForShieldLimit = 8192
+
     private func setSeen(_ top: WindowID, _ s: Seen?) {
+        changedForShield(top)
         if let old = seen[top] {
             if topOfClient[old.client] == top { topOfClient[old.client] = nil }
             if old.properties.pid != 0 { Self.remove(top, from: &topsOfPid, at: old.properties.pid) }
@@ -147,6 +169,7 @@ final class WindowTracker: RosterWindowSource {
     /// Reads the whole tree once: popups already open when the daemon starts count.
     func scan(now: Int64) throws(XError) {
         roster.stacking = try x.queryTree(x.root).children
+        changedForShield = nil
         for key in roster.entries.keys { roster.forget(key) }
         for top in Array(seen.keys) { setSeen(top, nil) }
         watched = [:]
@@ -432,6 +455,15 @@ final class WindowTracker: RosterWindowSource {
     }
 
     private func applyToRoster(_ event: XEvent, now: Int64) -> Bool {
+        switch event {
+        case .createNotify(let e) where e.parent == x.root: changedForShield(e.window)
+        case .destroyNotify(let e): changedForShield(e.window)
+        case .unmapNotify(let e) where e.event == x.root: changedForShield(e.window)
+        case .mapNotify(let e) where e.event == x.root: changedForShield(e.window)
+        case .reparentNotify(let e) where e.event == x.root: changedForShield(e.window)
+        case .configureNotify(let e) where e.event == x.root: changedForShield(e.window)
+        default: break
+        }
         switch event {
         case .createNotify(let e) where e.parent == x.root:
             roster.stackOnTop(e.window)
@@ -753,6 +785,7 @@ final class WindowTracker: RosterWindowSource {
                     return .finished(changed: false)
                 }
                 mapped[top] = attributes.overrideRedirect
+                changedForShield(top)
                 guard attributes.windowClass == .inputOutput || attributes.overrideRedirect else {
                     unwatch(top)
                     return .finished(changed: false)

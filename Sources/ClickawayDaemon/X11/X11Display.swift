@@ -272,9 +272,10 @@ final class X11Display: Display, PollSource {
     // windows would be hoisted to the top, and every click would pay for it.
     @inline(never)
     private func keepShieldAbove() {
+        let changed = tracker.takeChangedForShield()
         guard interception == .shield else { return }
         shield?.keepAbove(stacking: tracker.stacking, mappedWindows: tracker.mapped, isFrame: tracker.isFrame,
-                          now: MonotonicClock.milliseconds())
+                          changed: changed, position: tracker.roster.stackingPosition(of:), now: MonotonicClock.milliseconds())
         watchAboveShield()
     }
 
