@@ -28,8 +28,12 @@ struct RecipeProgramTests {
 
     /// Runs `program` as the recipe says; a click at `inside` (relative to its window) leaves
     /// it, a click outside ends it. Returns its exit and what it printed.
+    /// `dropsCloseRequests`: the program now and then ignores a WM_DELETE_WINDOW (xterm: seen
+    /// about once in 15 runs, the daemon's request sent and no hangup of its shell); once
+    /// the daemon counts the window open again, a second click outside must end it.
     func insideKeepsOutsideEnds(_ r: ProgramsRun, _ program: String, windowClass: String, popup: String,
-                                inside: (x: Int32, y: Int32), ready: (ChildProcess) throws -> Void = { _ in }) throws
+                                inside: (x: Int32, y: Int32), dropsCloseRequests: Bool = false,
+                                ready: (ChildProcess) throws -> Void = { _ in }) throws
         -> (exit: String, output: String) {
         let (process, output) = try r.start(windowClass, "exec \(program)")
         defer { process.stop() }
@@ -40,6 +44,10 @@ struct RecipeProgramTests {
         let quiet = try r.dismissalsSoFar().isEmpty
         #expect(process.isRunning && quiet, "a click on \(popup) ended it")
         try r.click(Self.outside.x, Self.outside.y)
+        if dropsCloseRequests, (try? r.awaitExit(process, "close on WM_DELETE_WINDOW", timeout: .seconds(4))) == nil {
+            try r.step("the window counted open again") { _ = try r.awaitEvent(.opened, popup: popup) }
+            try r.click(Self.outside.x, Self.outside.y)
+        }
         let exit = try r.step("the click outside") { try r.awaitExit(process, "close on WM_DELETE_WINDOW") }
         return (exit, r.read(output))
     }
@@ -56,7 +64,7 @@ struct RecipeProgramTests {
     @Test(arguments: BarRecipeTests.modes) func scratchTerminal(_ backend: XBackend) throws {
         let r = try run("xterm.toml", backend)
         _ = try insideKeepsOutsideEnds(r, try RecipeSetup.block("xterm.toml", startingWith: "xterm -class"), windowClass: "Popup",
-                                       popup: "scratch-terminal", inside: (40, 40)) { xterm in
+                                       popup: "scratch-terminal", inside: (40, 40), dropsCloseRequests: true) { xterm in
             // xterm answers WM_DELETE_WINDOW by hanging up its shell, and ends when the shell
             // does: a hangup before its child has become the shell can be lost.
             try RecipeSetup.awaitChild(of: xterm, "xterm's shell")
