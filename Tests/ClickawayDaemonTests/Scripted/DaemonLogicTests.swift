@@ -108,36 +108,6 @@ import Testing
         #expect(try JSON.parse(opened)["event"]?.stringValue == "opened", "\(opened)")
     }
 
-    // MARK: - Closing windows
-
-    /// A dismissed window that is still there is no open popup while it is being closed;
-    /// it counts as open again when the server refuses to close it, or when it opens anew.
-    @Test func aWindowBeingClosedCountsAsOpenAgainWhenRefusedOrReopened() throws {
-        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu"))
-        d.display.windowsCloseWhenAsked = false
-        d.display.map(1, class: "Menu", at: Self.menuRect)
-        d.step()
-        d.display.click(600, 500)
-        d.step()
-        #expect(d.display.takeEffects().contains(.closed(window: 1, popup: "menu")))
-        #expect(d.daemon.openNames.isEmpty, "the window asked to close still counted as open")
-
-        d.display.refuseClose(1)
-        d.step()
-        #expect(d.daemon.openNames == ["menu"])
-
-        d.display.clock += 1000
-        d.display.click(600, 500)
-        d.step()
-        #expect(d.daemon.openNames.isEmpty, "\(d.display.takeEffects())")
-        // Unmapped and mapped again before it went: a new opening, open at once.
-        d.display.unmap(1)
-        d.display.clock += 5
-        d.display.map(1, class: "Menu", at: Self.menuRect)
-        d.step()
-        #expect(d.daemon.openNames == ["menu"])
-    }
-
     // MARK: - Clicks
 
     @Test func anOutsideClickIsAnsweredFirstThenThePopupClosedThenTheInterceptionEnds() throws {
@@ -282,6 +252,8 @@ import Testing
         #expect(d.display.takeEffects() == [.escape(.replay)])
     }
 
+    /// A dismissed window that is still there is no open popup while it is being closed; it
+    /// counts as open again when the server refuses to close it, or when it opens anew.
     @Test func aWindowThatDoesNotCloseCountsAsClosingAndNotOpen() throws {
         let d = try DaemonUnderTest(Self.popup("menu", class: "Menu"))
         d.display.windowsCloseWhenAsked = false
@@ -295,6 +267,20 @@ import Testing
         d.display.press(600, 500)
         d.step()
         #expect(!d.display.takeEffects().contains { if case .closed = $0 { true } else { false } })
+
+        d.display.refuseClose(1)
+        d.step()
+        #expect(d.daemon.openNames == ["menu"])
+        d.display.clock += 1000
+        d.display.click(600, 500)
+        d.step()
+        #expect(d.daemon.openNames.isEmpty, "\(d.display.takeEffects())")
+        // Unmapped and mapped again before it went: a new opening, open at once.
+        d.display.unmap(1)
+        d.display.clock += 5
+        d.display.map(1, class: "Menu", at: Self.menuRect)
+        d.step()
+        #expect(d.daemon.openNames == ["menu"])
     }
 
     // MARK: - Reloads
