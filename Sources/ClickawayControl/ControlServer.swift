@@ -25,7 +25,8 @@ public final class ControlServer {
     private var clients: [Int32: Client] = [:]
     /// Connections that may have a request to hand out, in the order they get their turn.
     /// Looked at on every pass of the loop, so with no runtime exclusivity check: each access
-    /// is one statement here that calls out to no other code.
+    /// is one statement here that calls out to no other code. bench/callgrind, inside click:
+    /// 138 instructions a click without it (BENCHMARKS.md, the daemon's part of an inside click).
     @exclusivity(unchecked) private var ready: [Client] = []
     /// Counts the loop's passes: a connection's turn comes at most once a pass.
     private var pass: UInt64 = 0
@@ -53,7 +54,9 @@ public final class ControlServer {
     /// connections still stay for requests.
     public static let maxHolders = 16
     /// The connections that closed while holding a popup or owed an answer, not taken yet
-    /// (`takeHangUps()`).
+    /// (`takeHangUps()`). No runtime exclusivity check, as for `ready`: bench/callgrind, inside
+    /// click: 70 instructions a click without it (BENCHMARKS.md, the daemon's part of an inside
+    /// click).
     @exclusivity(unchecked) private var hangUps: [Connection] = []
     /// Bytes queued for all clients.
     private var totalOutput = 0
@@ -64,7 +67,8 @@ public final class ControlServer {
         var registration: PollLoop.Registration?
         var input = LineBuffer(limit: ControlServer.maxLine)
         /// Looked at before every wait (`wantsInput`, the watch's `writing`): no runtime
-        /// exclusivity check, as for `ready`.
+        /// exclusivity check, as for `ready`: bench/callgrind, inside click: 152 instructions a
+        /// click without it (BENCHMARKS.md, the daemon's part of an inside click).
         @exclusivity(unchecked) var output: [UInt8] = []
         var closeAfterWrite = false
         var subscribed = false

@@ -61,18 +61,18 @@ final class Daemon {
     var unavailableSources: [String] = []
     /// Runtime `rect` popups registered since: open once the model has them.
     var rectsOpening: [String] = []
-    // `unsettled`, `windowsChanged` and `pacing` are looked at by every click, so with no
-    // runtime exclusivity check: each access is a statement of the daemon's that calls out
-    // to no other code.
+    // `unsettled`, `windowsChanged`, `pacing`, `unpaced` and `commandStarted` are looked at by
+    // every click, loaded and stored whole: `@exclusivity(unchecked)` saves them nothing
+    // (bench/callgrind, inside click; BENCHMARKS.md, the daemon's part of an inside click).
     /// Something changed that the engine, the interception or the monitors must follow.
-    @exclusivity(unchecked) var unsettled = true
+    var unsettled = true
     /// Windows changed since the last settle: settled as soon as `pacing` allows, or at once
     /// when a click, a key or a request needs the state as it is.
-    @exclusivity(unchecked) var windowsChanged = false
-    @exclusivity(unchecked) var pacing = SettlePacing()
+    var windowsChanged = false
+    var pacing = SettlePacing()
     /// A click, a key or a request came this pass: its settle does not wait for the pace of
     /// windows' changes, so that what follows sees the state as it is.
-    @exclusivity(unchecked) var unpaced = false
+    var unpaced = false
     /// When the changes of windows that wait for `pacing` are settled (`pacedSettleMoved()`).
     let pacedSettle = LoopTimer()
     /// Requests waiting for the display's answer, by the number `ask` gave them.
@@ -86,11 +86,13 @@ final class Daemon {
     /// What this pass does once it has settled, in the order it was handled; and the buffer
     /// `finishPass` takes it into, so that neither is copied or allocated at each click.
     /// Looked at by every click, so with no runtime exclusivity check: each access is a
-    /// statement of the daemon's that calls out to no other code.
+    /// statement of the daemon's that calls out to no other code. bench/callgrind, inside
+    /// click: a click without it, 172 instructions more for `afterSettle`, 163 for
+    /// `finishing` (BENCHMARKS.md, the daemon's part of an inside click).
     @exclusivity(unchecked) var afterSettle: [AfterSettle] = []
     @exclusivity(unchecked) private var finishing: [AfterSettle] = []
     /// A dismiss command started this pass: SIGCHLD waits for the next one (`handleSignals`).
-    @exclusivity(unchecked) var commandStarted = false
+    var commandStarted = false
     /// Makes the loop's next wait return at once: another pass is due.
     let passAgain = LoopTimer()
     /// The connection a `pick` under way answers to: the pick ends with it.

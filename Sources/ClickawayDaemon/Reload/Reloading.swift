@@ -34,9 +34,8 @@ final class Reloading {
     /// Loads finished, not taken yet (`takeFinished`).
     private var finished: [Finished] = []
     /// Whether anything above waits to be taken: the daemon asks at every pass, a click's too,
-    /// so stored, and with no runtime exclusivity check (set and cleared by statements of
-    /// this type's own that call out to nothing).
-    @exclusivity(unchecked) private(set) var hasWork = false
+    /// so stored.
+    private(set) var hasWork = false
     /// What the loader handed back, kept until `retireHandedBack` so that the loader's thread
     /// frees it, whatever the daemon took of it.
     private var handedBack = ConfigReloader.Ready()

@@ -53,9 +53,9 @@ final class AboveShieldWindows {
         return true
     }
 
-    /// Whether the pointer query is still out. Stored, with no runtime exclusivity check: the
-    /// display asks at every pass, a click's too.
-    @exclusivity(unchecked) private(set) var isAsking = false
+    /// Whether the pointer query is still out. Stored: the display asks at every pass, a
+    /// click's too.
+    private(set) var isAsking = false
 
     /// Takes the pointer query's answer if it has come: returns whether it put the pointer
     /// over a watched window.

@@ -66,9 +66,9 @@ final class PassiveGrabSet {
     private var unchecked: (roundTrip: PendingReply<Void>, grabs: [(combination: Combination, cookie: CheckedCookie)])? {
         didSet { isChecking = unchecked != nil }
     }
-    /// Whether `collectRefusals` has grabs to look at. Stored, with no runtime exclusivity
-    /// check: the loop asks at every pass, a click's too.
-    @exclusivity(unchecked) private(set) var isChecking = false
+    /// Whether `collectRefusals` has grabs to look at. Stored: the loop asks at every pass, a
+    /// click's too.
+    private(set) var isChecking = false
 
     init(x: XConnection, locks: LockModifiers) {
         self.x = x

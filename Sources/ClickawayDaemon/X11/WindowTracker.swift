@@ -277,7 +277,7 @@ final class WindowTracker: RosterWindowSource {
     /// may hold events: set when one is queued or the connection is readable, cleared by
     /// `work` when it finds nothing left. Stored, because the loop asks after every click, and
     /// a look at the collections costs a runtime exclusivity check on each.
-    @exclusivity(unchecked) private(set) var isBusy = false
+    private(set) var isBusy = false
 
     /// The reads' connection's events: PropertyNotify of the windows followed, and errors.
     private var events: EventFeed

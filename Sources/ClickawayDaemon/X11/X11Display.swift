@@ -48,18 +48,20 @@ final class X11Display: Display, PollSource {
     /// crosses into the shield or out of it.
     private var wanted = (active: false, buttons: ButtonSet(bits: 0))
     // The properties below are looked at on every pass of the loop, two or three times, so
-    // with no runtime exclusivity check (a click paid for 14 of them): each access is one
-    // statement of this type's own that calls out to no other code.
+    // those marked with no runtime exclusivity check: each access is one statement of this
+    // type's own that calls out to no other code. bench/callgrind, inside click: 1,215
+    // instructions a click without it (BENCHMARKS.md, the daemon's part of an inside click;
+    // `changed`, `shieldCoverDue` and `outputsRead`, loaded and stored whole, saved nothing).
     /// The connection's events; one may be read ahead (while preparing to sleep, or before a
     /// refresh it must follow).
     @exclusivity(unchecked) private var events: EventFeed
     /// The daemon must refresh (`DisplayInput.changed`) before the next event.
-    @exclusivity(unchecked) private var changed = false
+    private var changed = false
     /// Windows changed: the shield must be looked at (`keepShieldAbove`) once the events
     /// and window reads in hand are done, once a batch rather than at every event.
-    @exclusivity(unchecked) private var shieldCoverDue = false
+    private var shieldCoverDue = false
     /// The screen and its outputs being read again after RandR said they changed.
-    @exclusivity(unchecked) private var outputsRead: OutputsRead?
+    private var outputsRead: OutputsRead?
     /// Grabs refused and `auto`'s switch to the shield, for the daemon to take (`.intercepted`).
     @exclusivity(unchecked) private var notices: [InterceptionNotice] = []
     /// Syncs not answered yet.
