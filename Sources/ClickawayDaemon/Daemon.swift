@@ -93,6 +93,8 @@ final class Daemon {
     @exclusivity(unchecked) private var finishing: [AfterSettle] = []
     /// A dismiss command started this pass: SIGCHLD waits for the next one (`handleSignals`).
     var commandStarted = false
+    /// The display's connection broke (`.lost`): the loop ends after this pass.
+    var displayLost = false
     /// Makes the loop's next wait return at once: another pass is due.
     let passAgain = LoopTimer()
     /// The connection a `pick` under way answers to: the pick ends with it.
@@ -149,10 +151,10 @@ final class Daemon {
         start()
         while Signals.terminate == 0 {
             step()
-            if let failure = display.state.failure {
-                let name = display.state.name
-                logger.critical("lost the connection to the display \(name): \(failure)")
-                supervision.stopping("lost the display \(name)")
+            if displayLost {
+                let state = display.state
+                logger.critical("lost the connection to the display \(state.name): \(state.failure ?? "it hung up")")
+                supervision.stopping("lost the display \(state.name)")
                 _ = commands.reap()
                 return 1
             }
@@ -269,6 +271,8 @@ final class Daemon {
                 unpaced = true
             case .changed:
                 windowsChanged = true
+            case .lost:
+                displayLost = true
             case .closeRefused(let window):
                 // The window stays, and counts as open again.
                 if closing.cancel(window) {

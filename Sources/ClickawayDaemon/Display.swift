@@ -154,6 +154,8 @@ public enum DisplayInput: Sendable {
     case outputsChanged
     /// The server refused to close a dismissed popup's window (`close`): it stays.
     case closeRefused(UInt32)
+    /// The connection broke (`state.failure` says why): the daemon stops.
+    case lost
     /// The `.sync(id)` asked of `perform` is done, or why it failed.
     case synced(Int, failure: String?)
     /// The answer to `.probePointerGrab(id)`: why clicks go to another program now, nil when

@@ -81,14 +81,18 @@ final class WaylandDisplay: Display, PollSource {
     public var state: DisplayState {
         DisplayState(
             kind: .wayland, name: name, interception: "wayland", isIntercepting: popupsOpen && !overlay.coveredOutputs.isEmpty,
-            failure: broken ?? sway?.failure, outputs: outputs, now: MonotonicClock.milliseconds(),
-            abilities: DisplayAbilities(
-                windowsUnavailable: sway == nil ? Self.withoutSway : nil,
-                escapeUnavailable: "Wayland lets no client take the Escape key",
-                unmapUnavailable: "Wayland has no request for it",
-                replayUnavailable: replayer == nil ? "the compositor offers neither zwlr_virtual_pointer_manager_v1 nor "
-                    + "org_kde_kwin_fake_input (KWin offers it only to programs it trusts: see docs/wayland.md)" : nil))
+            failure: broken ?? sway?.failure, outputs: outputs, now: MonotonicClock.milliseconds(), abilities: abilities)
     }
+
+    /// Made once: `state` is asked between clicks, and must not build text each time.
+    private lazy var abilities = DisplayAbilities(
+        windowsUnavailable: sway == nil ? Self.withoutSway : nil,
+        escapeUnavailable: "Wayland lets no client take the Escape key",
+        unmapUnavailable: "Wayland has no request for it",
+        replayUnavailable: replayer == nil ? "the compositor offers neither zwlr_virtual_pointer_manager_v1 nor "
+            + "org_kde_kwin_fake_input (KWin offers it only to programs it trusts: see docs/wayland.md)" : nil)
+    /// `.lost` was handed out.
+    private var lostTold = false
 
     static let withoutSway = "windows are found on Wayland only through sway's IPC, and $SWAYSOCK is not set: only --rect popups work here"
 
@@ -162,7 +166,15 @@ final class WaylandDisplay: Display, PollSource {
     // MARK: - Clicks
 
     /// Every click here landed outside the holes, so the engine decides something for it.
+    /// Once everything read is handed out, a broken connection (or sway's) comes as `.lost`, once.
     public func nextInput() -> DisplayInput? {
+        if let input = nextRead() { return input }
+        guard !lostTold, broken != nil || sway?.failure != nil else { return nil }
+        lostTold = true
+        return .lost
+    }
+
+    private func nextRead() -> DisplayInput? {
         if clicks.isEmpty { dispatch() }
         let treeKnown = swayTreeArrived()
         if sway?.takeChange() == true { changed = true }

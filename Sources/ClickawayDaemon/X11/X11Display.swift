@@ -139,11 +139,16 @@ final class X11Display: Display, PollSource {
         DisplayState(
             kind: .x11, name: x.display, interception: interception.rawValue, isIntercepting: buttonGrabs.isGrabbing || shield?.mapped == true,
             failure: (x.connectionError ?? tracker.reader.connectionError).map { "\($0)" }, outputs: outputs, now: clock.now(),
-            abilities: DisplayAbilities(
-                appIdUnavailable: "which only Wayland windows have: it never matches on the X server \(x.display) "
-                    + "(X windows are matched by class, instance, title and type)",
-                processWindowRequirement: "on X11 the window must carry _NET_WM_PID, as GTK and Qt windows do"))
+            abilities: abilities)
     }
+
+    /// Made once: `state` is asked between clicks, and must not build text each time.
+    private lazy var abilities = DisplayAbilities(
+        appIdUnavailable: "which only Wayland windows have: it never matches on the X server \(x.display) "
+            + "(X windows are matched by class, instance, title and type)",
+        processWindowRequirement: "on X11 the window must carry _NET_WM_PID, as GTK and Qt windows do")
+    /// `.lost` was handed out.
+    private var lostTold = false
 
     public var windows: any WindowSource { tracker }
 
@@ -199,7 +204,16 @@ final class X11Display: Display, PollSource {
     /// requests whose replies are collected as they come, between events (`WindowTracker.work`):
     /// the loop never waits for the X server, and a press during a burst of windows is read
     /// as soon as it arrives.
+    /// Once everything read is handed out, a broken connection comes as `.lost`, once: looked
+    /// at after the click, not on every pass's way to it.
     public func nextInput() -> DisplayInput? {
+        if let input = nextRead() { return input }
+        guard !lostTold, x.connectionError != nil || tracker.reader.connectionError != nil else { return nil }
+        lostTold = true
+        return .lost
+    }
+
+    private func nextRead() -> DisplayInput? {
         while true {
             if let event = events.peek() {
                 if changed && event.isInput {
