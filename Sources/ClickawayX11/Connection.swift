@@ -122,6 +122,9 @@ public final class XConnection: @unchecked Sendable {
         return code == 0 ? nil : .connectionLost(reason: connectionErrorReason(code))
     }
 
+    /// Whether the connection broke (`connectionError` says why): a look that builds nothing.
+    public var isBroken: Bool { xcb_connection_has_error(c) != 0 }
+
     /// A GetInputFocus round trip: when it returns, the server has processed every request
     /// sent before it, and every event it generated for us before then is in our queue.
     public func sync() throws(XError) {

@@ -208,7 +208,7 @@ final class X11Display: Display, PollSource {
     /// at after the click, not on every pass's way to it.
     public func nextInput() -> DisplayInput? {
         if let input = nextRead() { return input }
-        guard !lostTold, x.connectionError != nil || tracker.reader.connectionError != nil else { return nil }
+        guard !lostTold, x.isBroken || tracker.reader.isBroken else { return nil }
         lostTold = true
         return .lost
     }
