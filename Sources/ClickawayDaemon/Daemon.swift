@@ -1,10 +1,10 @@
-public import ClickawayConfig
-public import ClickawayControl
-public import ClickawayCore
+internal import ClickawayConfig
+internal import ClickawayControl
+internal import ClickawayCore
 internal import ClickawayJSON
-public import ClickawaySystem
+internal import ClickawaySystem
 internal import Glibc
-public import Logging
+internal import Logging
 
 /// The daemon: one display (X11 or Wayland, `Display`), the configuration and the decision
 /// engine, and a few parts of its own: `rect` popups, the monitor feed, systemd, reloads,

@@ -1,6 +1,6 @@
 public import ClickawayControl
 public import ClickawayCore
-public import ClickawaySystem
+internal import ClickawaySystem
 
 /// A display server the daemon takes clicks from, chosen at start: an X server (grabs on the
 /// root, or the shield window) or a Wayland compositor with layer-shell (the overlay). Only

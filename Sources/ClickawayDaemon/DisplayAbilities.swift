@@ -1,4 +1,4 @@
-public import ClickawayCore
+internal import ClickawayCore
 
 /// What a display cannot do that a configuration may ask for, each with why (nil where the
 /// display can): properties of the display (`DisplayState.abilities`), never found by

@@ -1,9 +1,9 @@
-public import ClickawayControl
-public import ClickawayCore
-public import ClickawaySystem
-public import ClickawayWayland
-public import Logging
-public import SystemPackage
+internal import ClickawayControl
+internal import ClickawayCore
+internal import ClickawaySystem
+internal import ClickawayWayland
+internal import Logging
+internal import SystemPackage
 
 /// A Wayland compositor with layer-shell. There are no grabs: a transparent layer surface
 /// on the overlay layer covers each output, and its input region is the output minus the

@@ -1,10 +1,10 @@
-public import ClickawayControl
-public import ClickawayCore
-public import ClickawaySystem
-public import ClickawayX11
+internal import ClickawayControl
+internal import ClickawayCore
+internal import ClickawaySystem
+internal import ClickawayX11
 internal import Glibc
-public import Logging
-public import SystemPackage
+internal import Logging
+internal import SystemPackage
 
 /// An X server: windows from the X tree, clicks through SYNC grabs on the root or through
 /// the shield window, Escape through a key grab.
