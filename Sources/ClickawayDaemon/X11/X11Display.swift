@@ -417,6 +417,8 @@ final class X11Display: Display, PollSource {
         case .command:
             break  // the daemon runs it
         }
+        // Sent at once, as the click's answer is: the window goes while the pass settles.
+        x.flush()
     }
 
     /// After presses let through from the shield's own grab, which no window manager grab
