@@ -38,9 +38,10 @@ struct MergedConfig {
         let inherited = defaults.over(.builtIn)
         self.defaults = inherited
         popups.reserveCapacity(fragments.reduce(0) { $0 + $1.popups.count })
+        let inheritedByRow = inherited.byRow
         for (file, fragment) in fragments.enumerated() {
             for draft in fragment.popups {
-                popups.append(draft.options.over(inherited).applied(to: draft.spec))
+                popups.append(draft.options.applied(to: draft.spec, inheriting: inheritedByRow))
                 popupOrigins.append(Origin(file: file, index: draft.index))
             }
             exclusions += fragment.exclusions
