@@ -544,7 +544,7 @@ final class Daemon {
     /// Whether the model in use has the runtime popups as they are registered, and no model
     /// is being built (for tests).
     var modelHasRuntimePopups: Bool {
-        models.isCurrent && runtime.entries.allSatisfy { registeredIndex($0.name) != nil }
+        models.isCurrent && runtime.entries.allSatisfy { models.liveIndex($0.name) != nil }
     }
 
     func openPopup(_ instance: PopupInstance) -> OpenPopup {

@@ -111,24 +111,17 @@ extension Daemon {
     /// (a reload's model may not have those registered while it loaded).
     func openRegisteredRects() {
         rectsOpening.removeAll { name in
-            guard registeredIndex(name) != nil else { return false }
+            guard models.liveIndex(name) != nil else { return false }
             _ = rects.set(name, open: { _ in true }, model: model, outputs: engine.outputs, now: display.state.now)
             return true
         }
-    }
-
-    /// The index of runtime popup `name` in the model in use, if the model has it as it is
-    /// registered (not one that ended there, which a popup registered anew under its name
-    /// since a reload began may be).
-    func registeredIndex(_ name: String) -> Int32? {
-        models.liveIndex(name)
     }
 
     /// Answers the `add` and `wait` of the `rect` and window popups the model now has (a
     /// process's popup is answered when its window is there, a window's that went away is
     /// refused by `settleRuntimeWindows`).
     func answerRegistered() {
-        for entry in runtime.entries where entry.unanswered != nil && registeredIndex(entry.name) != nil {
+        for entry in runtime.entries where entry.unanswered != nil && models.liveIndex(entry.name) != nil {
             let window: String?
             switch entry.place {
             case .rect: window = nil
@@ -214,14 +207,14 @@ extension Daemon {
         var gone: Set<String> = []
         var closed: Set<String> = []
         var resolved = false
-        for entry in runtime.entries where registeredIndex(entry.name) != nil {
+        for entry in runtime.entries where models.liveIndex(entry.name) != nil {
             switch entry.place {
             case .rect:
                 if !rects.isOpen(entry.name) { closed.insert(entry.name) }
             case .window(let window):
                 if !display.windows.isPresent(window) { gone.insert(entry.name) }
             case .pid:
-                guard let index = registeredIndex(entry.name),
+                guard let index = models.liveIndex(entry.name),
                       let window = display.windows.openInstances().first(where: { $0.popup == index })?.id.window,
                       let settled = runtime.resolve(entry.name, to: window) else { continue }
                 resolved = true

@@ -42,7 +42,9 @@ struct ModelState {
         if let index = model.popupIndex(named: name) { ended.insert(index) }
     }
 
-    /// The index of `name` in the model, unless its runtime popup ended there.
+    /// The index of `name` in the model, unless its runtime popup ended there: for a runtime
+    /// popup, whether the model has it as it is registered (not one that ended, which a popup
+    /// registered anew under its name since a reload began may be).
     func liveIndex(_ name: String) -> Int32? {
         guard let index = model.popupIndex(named: name), !ended.contains(index) else { return nil }
         return index
