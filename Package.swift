@@ -45,7 +45,7 @@ let package = Package(
         // Display protocol that the X11 and Wayland displays implement.
         .target(name: "ClickawayDaemon", dependencies: [
             "ClickawayCore", "ClickawayConfig", "ClickawayControl", "ClickawayJSON", "ClickawaySystem", "ClickawayX11",
-            "ClickawayWayland",
+            "ClickawayWayland", "ClickawayDBus",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
@@ -100,6 +100,13 @@ let package = Package(
         // tablets, xdg-output and xdg-shell, committed; protocols/ holds the XML, its licences
         // and the script that regenerates it.
         .target(name: "CWaylandProtocols", dependencies: ["CWaylandClient"], exclude: ["protocols"]),
+        // sd-bus from libsystemd, as a Clang module.
+        .systemLibrary(name: "CSystemdBus", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // A safe Swift layer over sd-bus: bounded calls, and calls to one exported object held
+        // until answered; what KWin's scripting speaks.
+        .target(name: "ClickawayDBus", dependencies: [
+            "CSystemdBus", "ClickawaySystem", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // A safe Swift layer over libwayland-client: the overlay, outputs, seat (pointer, touch,
         // pens), virtual pointer and fake input.
         .target(name: "ClickawayWayland", dependencies: [

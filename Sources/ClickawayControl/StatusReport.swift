@@ -128,10 +128,12 @@ public struct StatusReport: Equatable, Sendable {
             lines.append("overlay:  on \(o.outputs.isEmpty ? "no output" : o.outputs.map(\.name).joined(separator: ", ")), \(o.holes.count) holes"
                          + (o.pointer ? "" : "; the seat has no pointer") + (o.touch ? "; touch" : "") + (o.tablets ? "; pens" : ""))
             lines.append("replay:   " + (o.replay.map { "through \($0)" } ?? "not possible here: replayed clicks are swallowed"))
-            if let sway = w.sway {
-                lines.append("sway:     \(sway.windows) windows with a role, through \(sway.socket)")
-            } else {
-                lines.append("sway:     not connected (SWAYSOCK not set): rect popups only")
+            switch w.windows {
+            case .sway(let sway): lines.append("sway:     \(sway.windows) windows with a role, through \(sway.socket)")
+            case .kwin(let kwin):
+                lines.append("kwin:     " + (kwin.version == 0 ? "script \(kwin.script) loaded, not heard from yet"
+                    : "\(kwin.windows) windows with a role, through the script \(kwin.script) (KWin \(kwin.version))"))
+            case nil: lines.append("windows:  neither sway's IPC ($SWAYSOCK) nor KWin's scripting: rect popups only")
             }
         }
         for sentence in unavailable { lines.append("unavailable: \(sentence)") }
@@ -206,6 +208,9 @@ public enum DisplayStatus: Equatable, Sendable {
                     ("replay", o.replay.map(JSON.string) ?? .null),
                 ])),
                 ("sway", w.sway.map { .object([("socket", .string($0.socket)), ("windows", .int(Int64($0.windows)))]) } ?? .null),
+                ("kwin", w.kwin.map {
+                    .object([("script", .string($0.script)), ("version", .int(Int64($0.version))), ("windows", .int(Int64($0.windows)))])
+                } ?? .null),
             ]
         }
     }
@@ -222,8 +227,12 @@ public enum DisplayStatus: Equatable, Sendable {
                     holes: overlay["holes"]?.arrayValue?.compactMap { Rect(json: $0) } ?? [],
                     pointer: overlay["pointer"]?.boolValue == true, touch: overlay["touch"]?.boolValue == true,
                     tablets: overlay["tablets"]?.boolValue == true, replay: overlay["replay"]?.stringValue),
-                sway: reply["sway"].flatMap { s in
-                    s["socket"]?.stringValue.map { SwayStatus(socket: $0, windows: Int(s["windows"]?.intValue ?? 0)) }
+                windows: reply["sway"].flatMap { s in
+                    s["socket"]?.stringValue.map { .sway(SwayStatus(socket: $0, windows: Int(s["windows"]?.intValue ?? 0))) }
+                } ?? reply["kwin"].flatMap { k in
+                    k["script"]?.stringValue.map {
+                        .kwin(KWinStatus(script: $0, version: Int(k["version"]?.intValue ?? 0), windows: Int(k["windows"]?.intValue ?? 0)))
+                    }
                 }))
             return
         }
@@ -343,14 +352,23 @@ public struct EscapeStatus: Equatable, Sendable {
 public struct WaylandStatus: Equatable, Sendable {
     public var display: String
     public var overlay: OverlayStatus
-    /// nil without $SWAYSOCK.
-    public var sway: SwayStatus?
+    /// Where windows come from; nil on a compositor that tells nothing of them.
+    public var windows: CompositorWindowsStatus?
 
-    public init(display: String, overlay: OverlayStatus, sway: SwayStatus?) {
+    public init(display: String, overlay: OverlayStatus, windows: CompositorWindowsStatus?) {
         self.display = display
         self.overlay = overlay
-        self.sway = sway
+        self.windows = windows
     }
+
+    public var sway: SwayStatus? { if case .sway(let sway) = windows { sway } else { nil } }
+    public var kwin: KWinStatus? { if case .kwin(let kwin) = windows { kwin } else { nil } }
+}
+
+/// Where a Wayland compositor's windows come from.
+public enum CompositorWindowsStatus: Equatable, Sendable {
+    case sway(SwayStatus)
+    case kwin(KWinStatus)
 }
 
 public struct OverlayStatus: Equatable, Sendable {
@@ -389,6 +407,21 @@ public struct SwayStatus: Equatable, Sendable {
 
     public init(socket: String, windows: Int) {
         self.socket = socket
+        self.windows = windows
+    }
+}
+
+public struct KWinStatus: Equatable, Sendable {
+    /// The script clickaway wrote and KWin runs.
+    public var script: String
+    /// KWin's major version, as the script found it; 0 until it has reported.
+    public var version: Int
+    /// Windows with a role in the configuration.
+    public var windows: Int
+
+    public init(script: String, version: Int, windows: Int) {
+        self.script = script
+        self.version = version
         self.windows = windows
     }
 }

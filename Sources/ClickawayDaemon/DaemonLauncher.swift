@@ -112,7 +112,8 @@ public enum DaemonLauncher {
         }
     }
 
-    /// The compositor must offer layer-shell; sway's IPC is used when $SWAYSOCK is set.
+    /// The compositor must offer layer-shell; sway's IPC is used when $SWAYSOCK is set, else
+    /// KWin's scripting when KWin is on the session bus.
     private static func connectWayland(_ name: String?, model: ClickModel, environment: [String: String],
                                        logger: Logger) -> WaylandDisplay {
         guard let name else {
@@ -126,7 +127,9 @@ public enum DaemonLauncher {
             fail("\(error)", .noDisplay)
         }
         do {
-            return try WaylandDisplay(client: client, model: model, swaySocket: environment.nonEmpty("SWAYSOCK"), logger: logger)
+            return try WaylandDisplay(client: client, model: model, swaySocket: environment.nonEmpty("SWAYSOCK"),
+                                      sessionBus: DesktopNotifications.sessionBusAddress(environment),
+                                      runtimeDirectory: environment.nonEmpty("XDG_RUNTIME_DIR"), logger: logger)
         } catch WaylandError.missingGlobal(let interface, let purpose) where interface == "zwlr_layer_shell_v1" {
             fail("the compositor on \(client.connection.display) does not offer \(interface), which clickaway needs \(purpose). "
                  + "wlroots compositors (sway, Hyprland, river, labwc, wayfire), KDE and niri offer it; GNOME does not. "

@@ -26,10 +26,13 @@ struct DesktopNotifications {
     /// Whether the environment names a session bus: $DBUS_SESSION_BUS_ADDRESS, or systemd's
     /// $XDG_RUNTIME_DIR/bus. Without one GLib would autolaunch a bus of its own (dbus-launch),
     /// which nobody's notification daemon listens on.
-    static func hasSessionBus(_ environment: [String: String]) -> Bool {
-        if let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty { return true }
-        guard let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty else { return false }
-        return access(runtime + "/bus", F_OK) == 0
+    static func hasSessionBus(_ environment: [String: String]) -> Bool { sessionBusAddress(environment) != nil }
+
+    /// The session bus's address, from the same places (nil: none).
+    static func sessionBusAddress(_ environment: [String: String]) -> String? {
+        if let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty { return address }
+        guard let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty, access(runtime + "/bus", F_OK) == 0 else { return nil }
+        return "unix:path=" + runtime + "/bus"
     }
 
     /// notify-send's command line: the summary and the body are arguments after `--`, never

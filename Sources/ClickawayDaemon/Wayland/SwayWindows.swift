@@ -18,7 +18,7 @@ internal import SystemPackage
 /// Two connections: one subscribed to events, one for requests, whose replies come in the
 /// order asked. Nothing here blocks but start-up. The views with a role are
 /// in `roster`, keyed by container id, with their pid.
-final class SwayWindows: RosterWindowSource {
+final class SwayWindows: RosterWindowSource, CompositorWindows {
 
     /// What a reply on the request connection answers.
     private enum Awaited {
@@ -47,6 +47,7 @@ final class SwayWindows: RosterWindowSource {
     private var changed = false
     /// Windows sway refused to close (`close`), not told yet.
     private(set) var closeRefusals: [UInt32] = []
+    var hasCloseRefusals: Bool { !closeRefusals.isEmpty }
     private(set) var failure: String?
 
     init(socketPath: String, model: ClickModel, logger: Logger) throws(SwayIPC.Failure) {
@@ -62,8 +63,18 @@ final class SwayWindows: RosterWindowSource {
         _ = apply(tree: try requests.call(.getTree), now: MonotonicClock.milliseconds())
     }
 
-    var descriptors: [FileDescriptor] { [events.descriptor, requests.descriptor] }
+    var compositorName: String { "sway" }
     var windowCount: Int { roster.count }
+    /// sway 1.7 sends no event when a floating window is moved or resized.
+    var movesSilently: Bool { true }
+    var status: CompositorWindowsStatus { .sway(SwayStatus(socket: socketPath, windows: windowCount)) }
+
+    func register(with loop: PollLoop) {
+        for descriptor in [events.descriptor, requests.descriptor] { loop.watch(descriptor) { [unowned self] _ in read() } }
+    }
+
+    /// sway keeps nothing of the daemon's.
+    func stop() {}
 
     /// Whether the views changed since the last call.
     func takeChange() -> Bool {
@@ -269,7 +280,7 @@ final class SwayWindows: RosterWindowSource {
     /// A new configuration: the views known are matched again, then (unless the new model
     /// matches no view the old one did not) every view of the last tree is placed anew, and
     /// the tree is asked for again (a view may have moved without an event).
-    func replaceModel(_ model: ClickModel, readingTree: Bool = true) {
+    func replaceModel(_ model: ClickModel, readingTree: Bool) {
         // Matched again first: a window that loses its role is forgotten under the model its
         // popup index is of.
         roster.rematch(model)

@@ -12,15 +12,18 @@ internal import SystemPackage
 /// replayed one is sent again after its release, through a wlroots virtual pointer or
 /// KWin's fake input. Touch points and pen tips act as button 1.
 ///
-/// Windows come from sway's IPC when `$SWAYSOCK` is set; elsewhere only `rect` popups open.
+/// Windows come from the compositor's own channel (`CompositorWindows`): sway's IPC when
+/// `$SWAYSOCK` is set, a KWin script when KWin is on the session bus; elsewhere only `rect`
+/// popups open.
 final class WaylandDisplay: Display, PollSource {
     let client: WaylandClient
     private let overlay: Overlay
     private let logger: Logger
     /// Sends replayed clicks; nil when the compositor offers no way to inject input.
     private let replayer: (any InputInjector)?
-    private let sway: SwayWindows?
-    private let noWindows = NoWindows(unavailable: WaylandDisplay.withoutSway)
+    /// sway's or KWin's windows; nil on a compositor that tells nothing of them.
+    private let compositorWindows: (any CompositorWindows)?
+    private let noWindows: NoWindows
     private var knownOutputs: [OutputInfo] = []
     private var outputs: [String: Rect] = [:]
     /// The press of a click that goes on to what is below, until its release arrives: the
@@ -28,7 +31,7 @@ final class WaylandDisplay: Display, PollSource {
     private var pendingReplays: [OverlayToken.Pressed: Position] = [:]
     /// Clicks read from the overlay, not handed out yet.
     private var clicks: [OverlayClick] = []
-    /// The daemon must refresh before the next click: sway's windows or the outputs changed.
+    /// The daemon must refresh before the next click: the windows or the outputs changed.
     private var changed = false
     /// Syncs not answered yet, oldest first.
     private var syncs: [WaylandSync] = [] { didSet { syncWait.deadline = syncs.first?.deadline } }
@@ -55,8 +58,10 @@ final class WaylandDisplay: Display, PollSource {
     private var broken: String?
 
     /// Connects the overlay (layer-shell is required: GNOME, for one, does not offer it),
-    /// the replay injector and, when `swaySocket` is given, sway's IPC.
-    public init(client: WaylandClient, model: ClickModel, swaySocket: String?, logger: Logger) throws {
+    /// the replay injector and where windows come from: sway's IPC at `swaySocket`, or
+    /// else KWin on the session bus at `sessionBus` (its script written into `runtimeDirectory`).
+    public init(client: WaylandClient, model: ClickModel, swaySocket: String?, sessionBus: String?, runtimeDirectory: String?,
+                logger: Logger) throws {
         self.client = client
         self.logger = logger
         // A press wakes the loop onto the CPU at once rather than at the compositor's next tick.
@@ -70,7 +75,26 @@ final class WaylandDisplay: Display, PollSource {
             logger.warning("\(error): clicks that should be replayed are swallowed instead")
             replayer = nil
         }
-        sway = try swaySocket.map { try SwayWindows(socketPath: $0, model: model, logger: logger) }
+        var kwinFailure: String?
+        if let swaySocket {
+            compositorWindows = try SwayWindows(socketPath: swaySocket, model: model, logger: logger)
+        } else if let sessionBus, let runtimeDirectory {
+            do {
+                compositorWindows = try KWinWindows(busAddress: sessionBus, runtimeDirectory: runtimeDirectory, model: model, logger: logger)
+            } catch {
+                if error.isKWin {
+                    logger.error("cannot follow KWin's windows: \(error.reason)")
+                    kwinFailure = error.reason
+                } else {
+                    logger.debug("no windows from KWin: \(error.reason)")
+                }
+                compositorWindows = nil
+            }
+        } else {
+            compositorWindows = nil
+        }
+        noWindows = NoWindows(unavailable: kwinFailure.map { "KWin's windows cannot be followed (\($0)): only --rect popups work" }
+            ?? Self.withoutWindows)
         try client.connection.roundtrip()
         followOutputs()
         if let broken { throw WaylandError.connectionLost(display: client.connection.display, reason: broken) }
@@ -81,12 +105,12 @@ final class WaylandDisplay: Display, PollSource {
     public var state: DisplayState {
         DisplayState(
             kind: .wayland, name: name, interception: "wayland", isIntercepting: popupsOpen && !overlay.coveredOutputs.isEmpty,
-            failure: broken ?? sway?.failure, outputs: outputs, now: MonotonicClock.milliseconds(), abilities: abilities)
+            failure: broken ?? compositorWindows?.failure, outputs: outputs, now: MonotonicClock.milliseconds(), abilities: abilities)
     }
 
     /// Made once: `state` is asked between clicks, and must not build text each time.
     private lazy var abilities = DisplayAbilities(
-        windowsUnavailable: sway == nil ? Self.withoutSway : nil,
+        windowsUnavailable: compositorWindows == nil ? noWindows.unavailable : nil,
         escapeUnavailable: "Wayland lets no client take the Escape key",
         unmapUnavailable: "Wayland has no request for it",
         replayUnavailable: replayer == nil ? "the compositor offers neither zwlr_virtual_pointer_manager_v1 nor "
@@ -94,9 +118,10 @@ final class WaylandDisplay: Display, PollSource {
     /// `.lost` was handed out.
     private var lostTold = false
 
-    static let withoutSway = "windows are found on Wayland only through sway's IPC, and $SWAYSOCK is not set: only --rect popups work here"
+    static let withoutWindows = "windows are found on Wayland only through sway's IPC ($SWAYSOCK) or KWin's scripting "
+        + "(KWin on the session bus), and neither is here: only --rect popups work"
 
-    public var windows: any WindowSource { sway ?? noWindows }
+    public var windows: any WindowSource { compositorWindows ?? noWindows }
 
     // MARK: - The loop
 
@@ -109,15 +134,15 @@ final class WaylandDisplay: Display, PollSource {
         guard broken == nil else { return true }
         readPrepared = true
         // Everything handed out has been acted on: a sync's second wl_display.sync goes after it.
-        if let sync = syncs.first, sync.wantsSecond(sway), clicks.isEmpty, !changed, !outputsChanged {
+        if let sync = syncs.first, sync.wantsSecond(compositorWindows), clicks.isEmpty, !changed, !outputsChanged {
             syncs[0].second = client.connection.syncPoint()
         }
         // A plain flush: a round trip now would wait for the read just announced.
         do { try client.connection.flush() } catch { broken = "\(error)" }
         // Clicks and syncs wait while sway's tree asked for before a press has not come.
         let waitingForTree = treeAsked != nil
-        return changed || outputsChanged || !grabProbes.isEmpty || sway?.closeRefusals.isEmpty == false
-            || (!waitingForTree && (!clicks.isEmpty || syncs.first?.canAdvance(sway) == true))
+        return changed || outputsChanged || !grabProbes.isEmpty || compositorWindows?.hasCloseRefusals == true
+            || (!waitingForTree && (!clicks.isEmpty || syncs.first?.canAdvance() == true))
     }
 
     public func pollReturned(_ readiness: Readiness) {
@@ -132,9 +157,7 @@ final class WaylandDisplay: Display, PollSource {
 
     public func register(with loop: PollLoop) {
         loop.add(self)
-        if let sway {
-            for descriptor in sway.descriptors { loop.watch(descriptor) { _ in sway.read() } }
-        }
+        compositorWindows?.register(with: loop)
         loop.schedule(nextTreePoll) { [unowned self] _ in pollTree() }
         // Wake the loop when a press stops waiting for sway's tree, or a sync for the
         // compositor; `nextInput` moves them on.
@@ -166,10 +189,10 @@ final class WaylandDisplay: Display, PollSource {
     // MARK: - Clicks
 
     /// Every click here landed outside the holes, so the engine decides something for it.
-    /// Once everything read is handed out, a broken connection (or sway's) comes as `.lost`, once.
+    /// Once everything read is handed out, a broken connection (or sway's, KWin's) comes as `.lost`, once.
     public func nextInput() -> DisplayInput? {
         if let input = nextRead() { return input }
-        guard !lostTold, broken != nil || sway?.failure != nil else { return nil }
+        guard !lostTold, broken != nil || compositorWindows?.failure != nil else { return nil }
         lostTold = true
         return .lost
     }
@@ -177,7 +200,7 @@ final class WaylandDisplay: Display, PollSource {
     private func nextRead() -> DisplayInput? {
         if clicks.isEmpty { dispatch() }
         let treeKnown = swayTreeArrived()
-        if sway?.takeChange() == true { changed = true }
+        if compositorWindows?.takeChange() == true { changed = true }
         if outputsChanged {
             outputsChanged = false
             return .outputsChanged
@@ -186,7 +209,7 @@ final class WaylandDisplay: Display, PollSource {
             changed = false
             return .changed
         }
-        if let refused = sway?.takeCloseRefusal() { return .closeRefused(refused) }
+        if let refused = compositorWindows?.takeCloseRefusal() { return .closeRefused(refused) }
         guard treeKnown else { return nil }
         while !clicks.isEmpty {
             let click = clicks.removeFirst()
@@ -197,10 +220,10 @@ final class WaylandDisplay: Display, PollSource {
                 endPick()
                 if case .pointer = click.device, PointerButton.x11Button(code: click.button) != 1 {
                     done(.failure(Refusal("cancelled with another button than the left one")))
-                } else if let view = sway?.view(at: click.x, click.y) {
+                } else if let view = compositorWindows?.view(at: click.x, click.y) {
                     done(.success(view))
                 } else {
-                    done(.failure(Refusal("the click at (\(click.x), \(click.y)) was on no window sway shows")))
+                    done(.failure(Refusal("the click at (\(click.x), \(click.y)) was on no window \(compositorWindows?.compositorName ?? "the compositor") shows")))
                 }
                 continue
             }
@@ -218,8 +241,8 @@ final class WaylandDisplay: Display, PollSource {
                                 releaseGoesElsewhere: false, token: OverlayToken(click, pressed).token))
         }
         if !grabProbes.isEmpty { return .pointerGrab(grabProbes.removeFirst(), heldBy: nil) }
-        guard let sync = syncs.first, sync.canAdvance(sway) else { return nil }
-        if let failure = broken.map({ "Wayland round trip failed: \($0)" }) ?? sync.lateness(sway) {
+        guard let sync = syncs.first, sync.canAdvance() else { return nil }
+        if let failure = broken.map({ "Wayland round trip failed: \($0)" }) ?? sync.lateness(compositorWindows) {
             syncs.removeFirst()
             return .synced(sync.id, failure: failure)
         }
@@ -279,7 +302,7 @@ final class WaylandDisplay: Display, PollSource {
 
     public func perform(_ request: DisplayRequest) {
         switch request {
-        case .close(let window, let spec, _): sway?.close(window, kill: spec.dismiss == .kill)
+        case .close(let window, let spec, _): compositorWindows?.close(window, kill: spec.dismiss == .kill)
         case .sync(let id): startSync(id)
         // No Wayland protocol tells one client about another's grab: answered at once, with none.
         case .probePointerGrab(let id): grabProbes.append(id)
@@ -311,16 +334,16 @@ final class WaylandDisplay: Display, PollSource {
     /// refreshes the engine before the press is decided. A sway too slow to answer within
     /// `treeCheckMs` leaves the decision to the tree already known.
     private func askSwayTree() {
-        guard let sway, sway.windowCount > 0 || picking != nil else { return }
+        guard let source = compositorWindows, source.movesSilently, source.windowCount > 0 || picking != nil else { return }
         // A press while one waits: the newer tree, by the first press's time limit.
-        treeAsked = (sway.requestFreshTree(), treeAsked?.deadline ?? .inMilliseconds(Self.treeCheckMs),
+        treeAsked = (source.requestFreshTree(), treeAsked?.deadline ?? .inMilliseconds(Self.treeCheckMs),
                      treeAsked?.asked ?? MonotonicClock.microseconds())
     }
 
     /// Whether the clicks may be handed out: no tree asked for, or it came, or its time ran out.
     private func swayTreeArrived() -> Bool {
-        guard let asked = treeAsked, let sway else { return true }
-        let came = sway.hasAnswered(asked.ticket)
+        guard let asked = treeAsked, let source = compositorWindows else { return true }
+        let came = source.hasAnswered(asked.ticket)
         guard came || asked.deadline.hasPassed() else { return false }
         treeAsked = nil
         logger.debug("read sway's tree before deciding", metadata: ["microseconds": "\(MonotonicClock.microseconds() - asked.asked)"])
@@ -333,13 +356,13 @@ final class WaylandDisplay: Display, PollSource {
     /// Asks for sway's tree every `treePollMs` while a popup is open and a window plays a
     /// role (a window popup, anchor or exclusion); otherwise no timer runs at all.
     private func pollTree() {
-        sway?.requestTree()
+        compositorWindows?.requestTree()
         nextTreePoll.deadline = nil
         scheduleTreePolls()
     }
 
     private func scheduleTreePolls() {
-        guard let sway, popupsOpen, sway.windowCount > 0 else {
+        guard let source = compositorWindows, source.movesSilently, popupsOpen, source.windowCount > 0 else {
             nextTreePoll.deadline = nil
             return
         }
@@ -383,9 +406,9 @@ final class WaylandDisplay: Display, PollSource {
     }
 
     /// The overlay takes every click until the next press, which names the view under it
-    /// (sway's tree is read again first, as before a press is decided).
+    /// (on sway, its tree is read again first, as before a press is decided).
     private func startPick(within milliseconds: Int, _ done: @escaping (Result<PickReply, Refusal>) -> Void) throws(Refusal) {
-        guard sway != nil else { throw Refusal(Self.withoutSway) }
+        guard compositorWindows != nil else { throw Refusal(noWindows.unavailable) }
         guard picking == nil else { throw Refusal("another pick is under way") }
         picking = done
         pickSeconds = (milliseconds + 999) / 1000
@@ -417,25 +440,25 @@ final class WaylandDisplay: Display, PollSource {
         do { try client.connection.flush() } catch { broken = "\(error)" }
     }
 
-    /// How long a sync waits for the compositor and sway's tree before it is refused.
+    /// How long a sync waits for the compositor and its windows before it is refused.
     static let syncLimitMs: Int64 = 2000
 
     private func startSync(_ id: Int) {
-        // The tree read here may have changed: the engine sees it (`.changed`) before the sync is answered.
-        syncs.append(WaylandSync(id: id, first: client.connection.syncPoint(), swayTree: sway?.requestFreshTree(),
+        // The windows read here may have changed: the engine sees it (`.changed`) before the sync is answered.
+        syncs.append(WaylandSync(id: id, first: client.connection.syncPoint(), windowsTicket: compositorWindows?.requestFreshTree(),
                                  deadline: .inMilliseconds(Self.syncLimitMs)))
     }
 
     public func configure(_ model: ClickModel, _ change: ModelChange) -> String? {
         switch change {
-        case .reloaded: sway?.replaceModel(model)
-        case .runtimePopups(let lookup): sway?.replaceModel(model, readingTree: lookup != .none)
+        case .reloaded: compositorWindows?.replaceModel(model, readingTree: true)
+        case .runtimePopups(let lookup): compositorWindows?.replaceModel(model, readingTree: lookup != .none)
         }
         return nil
     }
 
-    /// The overlay and its surfaces go with the connection.
-    public func release() {}
+    /// The overlay and its surfaces go with the connection; KWin's script is unloaded.
+    public func release() { compositorWindows?.stop() }
 
     public func status() -> DisplayStatus {
         .wayland(WaylandStatus(
@@ -445,7 +468,7 @@ final class WaylandDisplay: Display, PollSource {
                 holes: overlay.holes,
                 pointer: client.seat?.hasPointer == true, touch: client.seat?.hasTouch == true,
                 tablets: client.seat?.hasTablets == true, replay: replayer?.protocolName),
-            sway: sway.map { SwayStatus(socket: $0.socketPath, windows: $0.windowCount) }))
+            windows: compositorWindows?.status))
     }
 }
 
@@ -512,35 +535,36 @@ struct OverlayToken: Equatable {
     }
 }
 
-/// A sync on Wayland, never waited for: a wl_display.sync and, on sway, a fresh tree;
-/// once both are in and the daemon has acted on the inputs before them, a second
-/// wl_display.sync.
+/// A sync on Wayland, never waited for: a wl_display.sync and, on sway and KWin, the
+/// windows as they are now; once both are in and the daemon has acted on the inputs before
+/// them, a second wl_display.sync.
 struct WaylandSync {
     let id: Int
     let first: SyncPoint
-    /// The number of the tree asked for (`SwayWindows.requestFreshTree`).
-    let swayTree: Int?
+    /// The number of the windows asked for (`CompositorWindows.requestFreshTree`).
+    let windowsTicket: Int?
     let deadline: Deadline
     var second: SyncPoint?
 
     /// Whether `nextInput` has something to do: the second answer came, or the time ran out.
-    func canAdvance(_ sway: SwayWindows?) -> Bool {
+    func canAdvance() -> Bool {
         if let second { return second.isDone || deadline.hasPassed() }
         return deadline.hasPassed()
     }
 
-    /// Whether the second wl_display.sync is due: the first and sway's tree are in.
-    func wantsSecond(_ sway: SwayWindows?) -> Bool { second == nil && firstIsIn(sway) && !deadline.hasPassed() }
+    /// Whether the second wl_display.sync is due: the first and the windows are in.
+    func wantsSecond(_ windows: (any CompositorWindows)?) -> Bool { second == nil && firstIsIn(windows) && !deadline.hasPassed() }
 
-    private func firstIsIn(_ sway: SwayWindows?) -> Bool {
-        first.isDone && (swayTree.map { sway?.hasAnswered($0) ?? true } ?? true)
+    private func firstIsIn(_ windows: (any CompositorWindows)?) -> Bool {
+        first.isDone && (windowsTicket.map { windows?.hasAnswered($0) ?? true } ?? true)
     }
 
     /// Why the sync is refused: what did not answer in time.
-    func lateness(_ sway: SwayWindows?) -> String? {
+    func lateness(_ windows: (any CompositorWindows)?) -> String? {
         guard deadline.hasPassed() else { return nil }
         if let second { return second.isDone ? nil : "the compositor did not answer within \(WaylandDisplay.syncLimitMs) ms" }
         if !first.isDone { return "the compositor did not answer within \(WaylandDisplay.syncLimitMs) ms" }
-        return firstIsIn(sway) ? nil : "sway's IPC did not send its tree within \(WaylandDisplay.syncLimitMs) ms"
+        guard !firstIsIn(windows) else { return nil }
+        return "\(windows?.compositorName ?? "the compositor") did not send its windows within \(WaylandDisplay.syncLimitMs) ms"
     }
 }

@@ -1,0 +1,159 @@
+internal import CSystemdBus
+internal import ClickawaySystem
+internal import Glibc
+public import SystemPackage
+
+/// One connection to a D-Bus bus through sd-bus, driven by the caller's poll loop: what KWin
+/// (its scripting, and a script's `callDBus`) speaks. Two things only: calls that wait,
+/// bounded, for their reply (start-up and stop), and one exported object whose method calls
+/// are handed to the owner, which may answer each at once or later (a long poll).
+public final class BusConnection {
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        public let description: String
+        public init(_ description: String) { self.description = description }
+    }
+
+    /// What a call's reply carried first.
+    public enum Value: Equatable, Sendable {
+        case none
+        case text(String)
+        case number(Int64)
+    }
+
+    /// A method call to the exported object, until answered (`answer`).
+    public struct Call: Sendable {
+        public let member: String
+        public let sender: String
+        /// The first argument when it is a string.
+        public let argument: String?
+        let id: Int
+    }
+
+    public let address: String
+    private let bus: OpaquePointer
+    /// Calls to the exported object not answered yet, by `Call.id`, each holding a reference.
+    private var held: [Int: OpaquePointer] = [:]
+    private var nextCall = 0
+    private var arrived: [Call] = []
+    private var exportSlot: OpaquePointer?
+    /// Why the connection stopped working, once it has.
+    public private(set) var failure: String?
+
+    /// Connects to the bus at `address`; the handshake completes as the connection is
+    /// processed (the first `call` waits for it).
+    public init(address: String, description: String) throws(Failure) {
+        self.address = address
+        var bus: OpaquePointer?
+        let status = csdbus_open(address, description, &bus)
+        guard status >= 0, let bus else { throw Failure("cannot connect to the D-Bus bus at \(address): \(Self.text(status))") }
+        self.bus = bus
+    }
+
+    deinit {
+        for (_, call) in held { sd_bus_message_unref(call) }
+        if let exportSlot { sd_bus_slot_unref(exportSlot) }
+        sd_bus_flush_close_unref(bus)
+    }
+
+    /// The connection's unique name on the bus (`:1.42`), which a peer can call it by.
+    public var uniqueName: String? {
+        guard let name = csdbus_unique_name(bus) else { return nil }
+        defer { free(name) }
+        return String(cString: name)
+    }
+
+    public var descriptor: FileDescriptor { FileDescriptor(rawValue: sd_bus_get_fd(bus)) }
+
+    /// Whether output is queued for the socket.
+    public var wantsToWrite: Bool { Int32(sd_bus_get_events(bus)) & Int32(POLLOUT) != 0 }
+
+    /// Calls `member` and waits at most `milliseconds` for its reply.
+    public func call(_ destination: String, _ path: String, _ interface: String, _ member: String, _ arguments: [String] = [],
+                     milliseconds: UInt64) throws(Failure) -> Value {
+        precondition(arguments.count <= 2, "two string arguments at most")
+        var text: UnsafeMutablePointer<CChar>?
+        var number: Int64 = .min
+        var error: UnsafeMutablePointer<CChar>?
+        let first = arguments.first ?? "", second = arguments.count > 1 ? arguments[1] : ""
+        let status = csdbus_call(bus, destination, path, interface, member, Int32(arguments.count), first, second,
+                                 milliseconds * 1000, &text, &number, &error)
+        defer {
+            free(text)
+            free(error)
+        }
+        guard status >= 0 else {
+            let why = error.map { String(cString: $0) } ?? Self.text(status)
+            throw Failure("\(interface).\(member) on \(destination) \(path): \(why)")
+        }
+        if let text { return .text(String(cString: text)) }
+        return number == .min ? .none : .number(number)
+    }
+
+    /// Takes method calls to `path` from now on; `process` collects them for `takeCalls`.
+    public func export(path: String) throws(Failure) {
+        var slot: OpaquePointer?
+        let status = sd_bus_add_object(bus, &slot, path, { message, userdata, _ in
+            guard let message, let userdata else { return 0 }
+            return Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue().received(message)
+        }, Unmanaged.passUnretained(self).toOpaque())
+        guard status >= 0 else { throw Failure("cannot export \(path) on the D-Bus bus: \(Self.text(status))") }
+        exportSlot = slot
+    }
+
+    private func received(_ message: OpaquePointer) -> Int32 {
+        var incoming = csdbus_incoming()
+        guard csdbus_read_incoming(message, &incoming) > 0, let member = incoming.member else { return 0 }
+        nextCall += 1
+        held[nextCall] = sd_bus_message_ref(message)
+        arrived.append(Call(member: String(cString: member), sender: incoming.sender.map { String(cString: $0) } ?? "",
+                            argument: incoming.argument.map { String(cString: $0) }, id: nextCall))
+        return 1
+    }
+
+    /// Reads and writes what the socket allows and dispatches what came, without waiting.
+    public func process() {
+        guard failure == nil else { return }
+        while true {
+            let status = sd_bus_process(bus, nil)
+            if status == 0 { return }
+            if status < 0 {
+                failure = "the D-Bus connection to \(address) failed: \(Self.text(status))"
+                return
+            }
+        }
+    }
+
+    /// The method calls that came since the last time, oldest first.
+    public func takeCalls() -> [Call] {
+        defer { arrived.removeAll() }
+        return arrived
+    }
+
+    /// Answers a call with one string; a call answered already is left alone.
+    public func answer(_ call: Call, _ text: String) {
+        guard let message = held.removeValue(forKey: call.id) else { return }
+        defer { sd_bus_message_unref(message) }
+        let status = csdbus_reply_text(message, text)
+        if status < 0, failure == nil { failure = "cannot answer \(call.member) on the D-Bus bus: \(Self.text(status))" }
+    }
+
+    /// Answers a call with an error (`org.example.Error`, what was wrong).
+    public func refuse(_ call: Call, name: String, _ message: String) {
+        guard let held = held.removeValue(forKey: call.id) else { return }
+        defer { sd_bus_message_unref(held) }
+        _ = csdbus_reply_error(held, name, message)
+    }
+
+    /// Sends what is queued, waiting at most `milliseconds` (at stop).
+    public func flush(milliseconds: Int) {
+        var pending = pollfd(fd: sd_bus_get_fd(bus), events: 0, revents: 0)
+        let deadline = MonotonicClock.milliseconds() + Int64(milliseconds)
+        while failure == nil, wantsToWrite, MonotonicClock.milliseconds() < deadline {
+            pending.events = Int16(POLLOUT)
+            _ = poll(&pending, 1, Int32(max(1, deadline - MonotonicClock.milliseconds())))
+            process()
+        }
+    }
+
+    private static func text(_ status: Int32) -> String { String(cString: strerror(-status)) }
+}
