@@ -77,6 +77,17 @@ done:
     return r;
 }
 
+// Sends a method call with no arguments and no reply wanted: nothing waits for it.
+static inline int csdbus_send(sd_bus *bus, const char *destination, const char *path, const char *interface,
+                              const char *member) {
+    sd_bus_message *call = NULL;
+    int r = sd_bus_message_new_method_call(bus, &call, destination, path, interface, member);
+    if (r < 0) return r;
+    if ((r = sd_bus_message_set_expect_reply(call, 0)) >= 0) r = sd_bus_send(bus, call, NULL);
+    sd_bus_message_unref(call);
+    return r;
+}
+
 // What a method call to an exported object says, valid while the call is.
 typedef struct {
     const char *member;

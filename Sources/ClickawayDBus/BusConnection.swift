@@ -89,6 +89,12 @@ public final class BusConnection {
         return number == .min ? .none : .number(number)
     }
 
+    /// Sends a call with no arguments whose reply nobody waits for.
+    public func send(_ destination: String, _ path: String, _ interface: String, _ member: String) {
+        let status = csdbus_send(bus, destination, path, interface, member)
+        if status < 0, failure == nil { failure = "cannot send \(interface).\(member) to \(destination): \(Self.text(status))" }
+    }
+
     /// Takes method calls to `path` from now on; `process` collects them for `takeCalls`.
     public func export(path: String) throws(Failure) {
         var slot: OpaquePointer?

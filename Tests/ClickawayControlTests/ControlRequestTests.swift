@@ -119,12 +119,22 @@ import Testing
                 display: "wayland-1",
                 overlay: OverlayStatus(outputs: [.init(name: "HEADLESS-1", rect: .init(x: 0, y: 0, width: 1280, height: 720))],
                                        holes: [], pointer: true, touch: false, tablets: true, replay: "zwlr_virtual_pointer_v1"),
-                sway: SwayStatus(socket: "/run/sway.sock", windows: 2))),
+                windows: .sway(SwayStatus(socket: "/run/sway.sock", windows: 2)))),
             config: [], popups: 0, rejected: nil, running: .files, unavailable: [], open: [], monitors: 0, lastError: nil)
         #expect(try StatusReport(reply: wayland.json) == wayland)
         #expect(wayland.json.objectKeys == ["ok", "backend", "display", "config", "popups", "rejected", "running", "last_good",
-                                            "unavailable", "overlay", "sway", "open", "waiting", "monitors", "last_error"])
+                                            "unavailable", "overlay", "sway", "kwin", "open", "waiting", "monitors", "last_error"])
         #expect(wayland.text.contains("sway:     2 windows with a role, through /run/sway.sock"))
+        var kwin = wayland
+        guard case .wayland(var status) = kwin.display else { return }
+        status.windows = .kwin(KWinStatus(script: "/run/user/1000/clickaway-kwin.js", version: 6, windows: 3))
+        kwin.display = .wayland(status)
+        #expect(try StatusReport(reply: kwin.json) == kwin)
+        #expect(kwin.text.contains("kwin:     3 windows with a role, through the script /run/user/1000/clickaway-kwin.js (KWin 6)"))
+        status.windows = nil
+        kwin.display = .wayland(status)
+        #expect(try StatusReport(reply: kwin.json) == kwin)
+        #expect(kwin.text.contains("windows:  neither sway's IPC ($SWAYSOCK) nor KWin's scripting: rect popups only"))
         #expect(x11.text.contains("refused:  button 3 with CapsLock (BadAccess)"))
         #expect(x11.text.contains("  bench  window 0x1  [1, 2, 3, 4]  (runtime)"))
         #expect(x11.text.contains("waiting:  yad (runtime) for a window of process 42"))

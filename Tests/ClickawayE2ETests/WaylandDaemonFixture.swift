@@ -13,18 +13,26 @@ import XTestHarness
 /// windows and the overlay) that records the clicks and touches reaching it, and an
 /// injector to click and tap with.
 /// `swayIPC: false` hides $SWAYSOCK from the daemon, as on a compositor that is not sway.
+/// `kwinScripting: true` gives it KWin's session bus, where it finds KWin's scripting.
 final class WaylandDaemonFixture: DaemonRun {
     let compositor: HeadlessCompositor
     let below: ClickRecorder
     let input: TestInput
     let swayIPC: Bool
+    let kwinScripting: Bool
 
-    init(config: String, on desk: TestDesk, swayIPC: Bool = true) throws {
+    init(config: String, on desk: TestDesk, swayIPC: Bool = true, kwinScripting: Bool = false) throws {
         compositor = desk.compositor
         below = desk.below
         input = desk.input
         self.swayIPC = swayIPC
+        self.kwinScripting = kwinScripting
         try super.init(config: config)
+        if kwinScripting {
+            // KWin runs as another user (nobody) under root: it reads the script the daemon
+            // writes into $XDG_RUNTIME_DIR by its path (the daemon's own directory stays 0700).
+            for path in [directory.path, runtimeDirectory.path] { chmod(path, 0o711) }
+        }
     }
 
     deinit { stopDaemon() }
@@ -38,6 +46,7 @@ final class WaylandDaemonFixture: DaemonRun {
         var env = super.environment
         env["WAYLAND_DISPLAY"] = compositor.waylandSocket
         env["SWAYSOCK"] = swayIPC ? compositor.ipcSocket : nil
+        env["DBUS_SESSION_BUS_ADDRESS"] = kwinScripting ? compositor.sessionBus : nil
         env["DISPLAY"] = nil
         return env
     }
@@ -75,9 +84,9 @@ final class WaylandDaemonFixture: DaemonRun {
 /// its own, for tests that change or stop it); the daemon stops before the next test gets
 /// the compositor.
 func withWaylandDaemon(_ kind: CompositorKind, config: String, privateCompositor: Bool = false, swayIPC: Bool = true,
-                       start: Bool = true, _ body: (WaylandDaemonFixture) throws -> Void) throws {
+                       kwinScripting: Bool = false, start: Bool = true, _ body: (WaylandDaemonFixture) throws -> Void) throws {
     func run(_ desk: TestDesk) throws {
-        let f = try WaylandDaemonFixture(config: config, on: desk, swayIPC: swayIPC)
+        let f = try WaylandDaemonFixture(config: config, on: desk, swayIPC: swayIPC, kwinScripting: kwinScripting)
         defer { f.stopDaemon() }
         if start { try f.startDaemon() }
         try body(f)

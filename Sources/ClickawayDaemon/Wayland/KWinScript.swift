@@ -52,7 +52,9 @@ enum KWinScript {
         var daemon = \(jsString(busName)), path = \(jsString(path)), iface = \(jsString(interface));
         var six = typeof workspace.windowList === "function";
         function windows() { return six ? workspace.windowList() : workspace.clientList(); }
-        var ids = {}, byId = {}, next = 0;
+        // Numbers by internalId; a window gone keeps its key in `closed`: KWin still signals
+        // on it while it fades out, and must not make it a new window.
+        var ids = {}, byId = {}, closed = {}, next = 0;
         function idOf(w) {
             var key = String(w.internalId);
             if (!(key in ids)) { ids[key] = ++next; byId[next] = w; }
@@ -68,6 +70,7 @@ enum KWinScript {
         }
         function send(message) { callDBus(daemon, path, iface, "Event", JSON.stringify(message), take); }
         function report(w) {
+            if (w.deleted || String(w.internalId) in closed) return;
             var message = describe(w);
             message.event = "\(Event.window.rawValue)";
             send(message);
@@ -99,6 +102,7 @@ enum KWinScript {
             if (!(key in ids)) return;
             var id = ids[key];
             delete ids[key];
+            closed[key] = true;
             delete byId[id];
             send({ event: "\(Event.gone.rawValue)", id: id });
         }

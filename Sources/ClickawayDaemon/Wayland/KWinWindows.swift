@@ -52,10 +52,13 @@ final class KWinWindows: RosterWindowSource, CompositorWindows {
     var hasCloseRefusals: Bool { !closeRefusals.isEmpty }
     /// Until the script's hello: when it is late.
     private let helloTimer = LoopTimer()
+    /// `Scripting.start` was asked for, the script not having said hello after `run`.
+    private var startAsked = false
     private(set) var failure: String?
 
-    /// How long KWin has to run the script and hear from it.
-    static let helloLimitMs: Int64 = 5000
+    /// How long KWin has to run the script and hear from it: after `run`, and again after
+    /// `Scripting.start`.
+    static let helloLimitMs: Int64 = 2000
     /// How long each call to KWin at start and stop may take.
     static let callLimitMs: UInt64 = 2000
 
@@ -109,8 +112,9 @@ final class KWinWindows: RosterWindowSource, CompositorWindows {
     }
 
     /// Starts the loaded script: its object is `/Scripting/Script<id>` on KWin 6 and
-    /// `/<id>` on 5.27 (5.21.90 to 5.27). Not `Scripting.start`, which would also start the
-    /// user's own loaded scripts.
+    /// `/<id>` on 5.27 (5.21.90 to 5.27). KWin numbers a script by how many are loaded, so
+    /// another's that stayed loaded may hold the path: then `Scripting.start` follows
+    /// (`helloLate`), which starts every loaded script not running yet.
     private func run(_ id: Int64) throws(BusConnection.Failure) {
         do {
             _ = try bus.call("org.kde.KWin", "/Scripting/Script\(id)", "org.kde.kwin.Script", "run", milliseconds: Self.callLimitMs)
@@ -147,17 +151,28 @@ final class KWinWindows: RosterWindowSource, CompositorWindows {
     func register(with loop: PollLoop) {
         loop.watch(bus.descriptor, reading: { true }, writing: { [unowned self] in bus.wantsToWrite }) { [unowned self] _ in read() }
         loop.schedule(pollRenewal) { [unowned self] _ in answerPoll() }
-        loop.schedule(helloTimer) { [unowned self] _ in
-            helloTimer.deadline = nil
-            failure = "KWin loaded the script \(scriptPath) but it did not report within \(Self.helloLimitMs / 1000) s: "
-                + "KWin's log (journalctl --user -b | grep kwin_scripting) says why"
-        }
+        loop.schedule(helloTimer) { [unowned self] _ in helloLate() }
         // What came during start-up is queued already.
         read()
     }
 
     var compositorName: String { "KWin" }
     var windowCount: Int { roster.count }
+
+    /// No hello after `run`: `Scripting.start`, not waited for; none after that either:
+    /// said, and window popups stay closed (rect popups work) until the script reports.
+    private func helloLate() {
+        guard !startAsked else {
+            helloTimer.deadline = nil
+            let seconds = 2 * Self.helloLimitMs / 1000
+            logger.error("KWin loaded the script \(scriptPath) but it did not report within \(seconds) s: window popups stay closed until it does; KWin's log (journalctl --user -b | grep kwin_scripting) says why")
+            return
+        }
+        startAsked = true
+        logger.info("the KWin script did not report after run: asking KWin to start the scripts loaded")
+        bus.send("org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting", "start")
+        helloTimer.deadline = .inMilliseconds(Self.helloLimitMs)
+    }
     /// The script reports every move as it happens.
     var movesSilently: Bool { false }
     var status: CompositorWindowsStatus { .kwin(KWinStatus(script: scriptPath, version: version, windows: windowCount)) }

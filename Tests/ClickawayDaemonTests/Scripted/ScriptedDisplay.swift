@@ -156,7 +156,7 @@ final class ScriptedDisplay: Display, PollSource, RosterWindowSource {
 
     func status() -> DisplayStatus {
         .wayland(WaylandStatus(display: name, overlay: OverlayStatus(outputs: [], holes: [], pointer: true, touch: false,
-                                                                     tablets: false, replay: nil), sway: nil))
+                                                                     tablets: false, replay: nil), windows: nil))
     }
     /// Another program holding the pointer, as `hit` is told.
     var pointerHeldBy: String?

@@ -52,6 +52,8 @@ public final class HeadlessCompositor {
     public let waylandSocket: String
     /// sway's IPC socket (what `SWAYSOCK` would name); nil for the others.
     public let ipcSocket: String?
+    /// KWin's session bus (what `DBUS_SESSION_BUS_ADDRESS` would name); nil for the others.
+    public var sessionBus: String? { kind == .kwin ? "unix:path=\(runtimeDirectory)/bus" : nil }
     /// The outputs as configured; all but sway's first wait for `createOutput()`.
     public let outputs: [HeadlessOutput]
     private let processes: [ChildProcess]
@@ -127,6 +129,30 @@ public final class HeadlessCompositor {
     }
 
     deinit { stop() }
+
+    private var scriptsRun = 0
+
+    /// Runs `script` in KWin, as a user's KWin script: written beside KWin's socket, loaded
+    /// under a name of its own and started (`Scripting.start`, which starts the loaded
+    /// scripts not running yet); it unloads itself at its end. KWin evaluates it after
+    /// answering: the caller waits for what it does.
+    public func runKWinScript(_ script: String) throws {
+        guard let bus = sessionBus else { throw HarnessError("\(kind) runs no KWin scripts") }
+        scriptsRun += 1
+        let path = "\(runtimeDirectory)/test-script-\(scriptsRun).js"
+        try TestFiles.write(script + """
+
+            callDBus("org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting", "unloadScript", "clickaway-test-\(scriptsRun)");
+
+            """, to: path)
+        chmod(path, 0o644)
+        for call in [["/Scripting", "org.kde.kwin.Scripting.loadScript", "string:\(path)", "string:clickaway-test-\(scriptsRun)"],
+                     ["/Scripting", "org.kde.kwin.Scripting.start"]] {
+            let run = try ProgramRun.run(["dbus-send", "--session", "--print-reply", "--dest=org.kde.KWin"] + call,
+                                         environment: ["PATH": "/usr/bin:/bin", "DBUS_SESSION_BUS_ADDRESS": bus], limit: .seconds(10))
+            guard run.status == 0 else { throw HarnessError("dbus-send \(call.joined(separator: " ")) exited \(run.status): \(run.output)") }
+        }
+    }
 
     public func stop() {
         guard !stopped else { return }
@@ -275,11 +301,23 @@ public final class HeadlessCompositor {
         } else {
             environment["KWIN_WAYLAND_NO_PERMISSION_CHECKS"] = "1"
         }
+        // A session bus that also lets root in: the tests (and the daemon under test) run
+        // as root while KWin and its bus run as nobody, and a bus admits its own user only.
+        let busConfig = directory + "/session-bus.conf"
+        try TestFiles.write("""
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <include>/usr/share/dbus-1/session.conf</include>
+              <policy context="default"><allow user="root"/></policy>
+            </busconfig>
+            """, to: busConfig)
         let kwin = [binary, "--virtual", "--width", "\(output.rect.width)", "--height", "\(output.rect.height)",
                     "--socket", socket, "--no-lockscreen", "--no-global-shortcuts", "--no-kactivities"]
         return Launch(
             steps: [
-                .init(command: ["dbus-daemon", "--session", "--nofork", "--nopidfile", "--address=unix:path=\(bus)"], readyPath: bus),
+                .init(command: ["dbus-daemon", "--config-file=\(busConfig)", "--nofork", "--nopidfile", "--address=unix:path=\(bus)"],
+                      readyPath: bus),
                 .init(command: kwin, readyPath: directory + "/" + socket,
                       extraPrivileges: asRoot ? ["--inh-caps=+sys_ptrace,+dac_read_search", "--ambient-caps=+sys_ptrace,+dac_read_search"] : []),
             ],

@@ -1,0 +1,305 @@
+import ClickawayControl
+import ClickawayCore
+import ClickawayJSON
+import Foundation
+import ProcessSupport
+import SystemPackage
+import Testing
+import WaylandHarness
+
+/// Window popups on headless KWin 5.27: the daemon loads its KWin script over KWin's session
+/// bus, and real GTK programs (a small GTK 3 program, yad) are the popups. What each click did
+/// is judged by the programs: what they print, whether they are still running.
+@Suite(.serialized) struct KWinWindowTests {
+    /// The steps follow each other within milliseconds here: no grace period.
+    static let config = """
+        [defaults]
+        grace_ms = 0
+
+        [[popup]]
+        name = "gtk"
+        window = { app_id = "clickaway-kwin-gtk" }
+
+        [[popup]]
+        name = "calendar"
+        window = { app_id = "yad" }
+        """
+
+    /// The window's size as the program asks for it: KWin here draws no decorations (no
+    /// decoration plugin headless), so the frame is the window.
+    static let size = (width: Int32(240), height: Int32(120))
+
+    /// The popup opens with its frame; a click inside reaches the program; a dialog transient
+    /// for it, reaching past it, is inside; the window moved by a KWin script moves its hole;
+    /// a click where it was dismisses it, and KWin closes it.
+    @Test func aGTKWindowMatchedByAppIdIsAPopupWithItsFrame() throws {
+        try withWaylandDaemon(.kwin, config: Self.config, kwinScripting: true) { f in
+            let events = try f.monitor()
+            let program = try GTKProgram(f)
+            defer { program.stop() }
+            let rect = try program.awaitPopup(events)
+            #expect((rect.width, rect.height) == Self.size, "\(rect)")
+            let status = try f.status()
+            #expect(status["kwin"]?["version"]?.intValue == 5, "\(status.text)")
+            #expect(try f.ctl(["status"]).stdout.contains("kwin:     1 windows with a role"))
+
+            // Inside, on the window's last pixel: the program gets the press.
+            try f.click(rect.x + rect.width - 1, rect.y + rect.height - 1)
+            try program.awaitLine("press main \(rect.width - 1) \(rect.height - 1)", "the press inside to reach the window")
+            #expect(try f.openPopups() == ["gtk"])
+
+            // A dialog transient for it, wider than it: inside, where it reaches past the popup.
+            try program.send("dialog")
+            // KWin centres it on the popup: the holes' bounds are the dialog.
+            var dialog = rect
+            try f.eventually("the dialog in the popup's family") {
+                dialog = try Self.holeBounds(f)
+                return try Self.members(f).count == 1 && dialog.width > rect.width
+            }
+            try f.click(dialog.x + 2, dialog.y + dialog.height / 2)
+            try program.awaitLine("press dialog 2 \(dialog.height / 2)", "the press on the dialog to reach it")
+            #expect(try f.openPopups() == ["gtk"])
+            try program.send("close-dialog")
+            try f.eventually("the dialog to leave the family") { try Self.members(f).isEmpty }
+
+            // Moved by a KWin script, as a user's drag would: the hole follows.
+            try f.compositor.runKWinScript("""
+                workspace.clientList().forEach(function (w) {
+                    if (w.caption === "kwin-gtk-popup") w.frameGeometry = { x: 100, y: 100, width: w.frameGeometry.width, height: w.frameGeometry.height };
+                });
+                """)
+            let moved = Rect(x: 100, y: 100, width: rect.width, height: rect.height)
+            try f.eventually("the daemon to see the window at (100, 100)") { try f.report().open.first?.rect == moved }
+            try f.click(105, 105 + rect.height - 10)
+            try program.awaitLine("press main 5 \(rect.height - 5)", "the press at the new place to reach the window")
+            #expect(try f.openPopups() == ["gtk"])
+
+            // Where it was, now outside: dismissed, KWin asks the window to close.
+            try f.click(rect.x + rect.width / 2, rect.y + rect.height / 2)
+            try program.awaitLine("main deleted", "KWin to close the window")
+            #expect(try events.await(.dismissed)["popups"] == .array([.string("gtk")]))
+            #expect(try f.below.clicks().filter(\.isPressed).isEmpty, "the outside click was swallowed")
+        }
+    }
+
+    /// KWin lists a GTK combo box's dropdown (an xdg_popup) as a window transient for its
+    /// toplevel: it is in the popup's family, so an item below the popup is chosen, not a
+    /// dismissal, with no `slop`.
+    @Test func aDropdownBelowThePopupIsInsideIt() throws {
+        try withWaylandDaemon(.kwin, config: Self.config, kwinScripting: true) { f in
+            let events = try f.monitor()
+            let program = try GTKProgram(f)
+            defer { program.stop() }
+            let rect = try program.awaitPopup(events)
+            try program.send("dropdown")
+            // The holes' bounds reach down to the dropdown's last item.
+            var bounds = rect
+            try f.eventually("the dropdown in the popup's family") {
+                bounds = try Self.holeBounds(f)
+                return try Self.members(f).count == 1 && bounds.y + bounds.height > rect.y + rect.height + 20
+            }
+            // The last item, below the popup.
+            try f.click(rect.x + rect.width / 2, bounds.y + bounds.height - 8)
+            try program.awaitLine("chosen six", "the last item to be chosen")
+            #expect(try f.openPopups() == ["gtk"])
+            try f.eventually("the dropdown to close") { try Self.members(f).isEmpty }
+        }
+    }
+
+    /// `open --pid` takes the window of a process as it appears (yad, a real program);
+    /// `show` draws it; an outside click dismisses it and yad, asked to close, exits.
+    @Test func openByPidTakesYadsWindowAndShowDrawsIt() throws {
+        let config = """
+            [defaults]
+            grace_ms = 0
+
+            [[popup]]
+            name = "unrelated"
+            rect = [0, 0, 1, 1]
+            """
+        try withWaylandDaemon(.kwin, config: config, kwinScripting: true) { f in
+            let events = try f.monitor()
+            let yad = try ChildProcess(["yad", "--text=clickaway", "--title=kwin-yad", "--width=300", "--height=150"],
+                                       environment: GTKProgram.environment(f))
+            defer { yad.stop() }
+            let open = try f.ctl(["open", "--pid", "\(yad.pid)", "--name", "yadpopup"], limit: .seconds(20))
+            #expect(open.status == 0, "\(open.output)\n\(f.log)\n\(yad.logTail)")
+            let opened = try events.await(.opened)
+            #expect(opened["popup"]?.stringValue == "yadpopup")
+            let entry = try #require(try f.report().open.first)
+            let show = try f.ctl(["show", "yadpopup", "--for", "60"])
+            #expect(show.status == 0 && show.stdout.contains("drawing yadpopup on 1 output"), "\(show.output)")
+            // Outside it: dismissed, and yad closes as on its close button.
+            let outside = entry.rect.x > 50 ? entry.rect.x - 20 : entry.rect.x + entry.rect.width + 20
+            try f.click(outside, entry.rect.y + 10)
+            #expect(try events.await(.dismissed)["popups"] == .array([.string("yadpopup")]))
+            try eventually("yad to exit", timeout: .seconds(10), every: .milliseconds(20)) { !yad.isRunning }
+            try f.ctlOK(["show", "--off"])
+        }
+    }
+
+    /// The daemon stopped: KWin no longer runs its script, and its file is gone.
+    @Test func stoppingTheDaemonUnloadsTheScript() throws {
+        try withWaylandDaemon(.kwin, config: Self.config, kwinScripting: true) { f in
+            let script = try #require(try f.status()["kwin"]?["script"]?.stringValue)
+            #expect(FileManager.default.fileExists(atPath: script))
+            #expect(try Self.isScriptLoaded(f) == true)
+            f.stopDaemon()
+            #expect(try Self.isScriptLoaded(f) == false)
+            #expect(!FileManager.default.fileExists(atPath: script))
+        }
+    }
+
+    static func isScriptLoaded(_ f: WaylandDaemonFixture) throws -> Bool {
+        let run = try ProgramRun.run(["dbus-send", "--session", "--print-reply", "--dest=org.kde.KWin", "/Scripting",
+                                      "org.kde.kwin.Scripting.isScriptLoaded", "string:clickaway"],
+                                     environment: ["PATH": "/usr/bin:/bin", "DBUS_SESSION_BUS_ADDRESS": f.compositor.sessionBus!],
+                                     limit: .seconds(10))
+        guard run.status == 0 else { throw HarnessError("dbus-send isScriptLoaded: \(run.output)") }
+        return run.stdout.contains("boolean true")
+    }
+
+    /// The windows of the open popup's family, from `status`.
+    static func members(_ f: WaylandDaemonFixture) throws -> [String] { try f.report().open.first?.members ?? [] }
+
+    /// The bounds of the overlay's holes: where clicks go through, the popup and its family.
+    static func holeBounds(_ f: WaylandDaemonFixture) throws -> Rect {
+        let holes = try f.status()["overlay"]?["holes"]?.arrayValue?.compactMap { Rect(json: $0) } ?? []
+        guard var bounds = holes.first else { throw HarnessError("the overlay has no holes") }
+        for hole in holes.dropFirst() {
+            let right = max(bounds.x + bounds.width, hole.x + hole.width), bottom = max(bounds.y + bounds.height, hole.y + hole.height)
+            bounds = Rect(x: min(bounds.x, hole.x), y: min(bounds.y, hole.y), width: 0, height: 0)
+            bounds.width = right - bounds.x
+            bounds.height = bottom - bounds.y
+        }
+        return bounds
+    }
+}
+
+/// A GTK 3 program on KWin (python3-gi, Wayland backend): a window with app_id
+/// `clickaway-kwin-gtk`, title `kwin-gtk-popup`, 240x120, with a combo box of six items. It
+/// prints each press on its windows (`press main X Y`, `press dialog X Y`), an item chosen
+/// (`chosen ITEM`), and `main deleted` when asked to close; it takes commands from a fifo:
+/// `dialog` (a Gtk.Dialog transient for the window, 500x300), `close-dialog`, `dropdown`
+/// (the combo box's list), `ping N` (`pong N` once everything before is handled).
+final class GTKProgram {
+    static let script = #"""
+        import os, sys
+        import gi
+        gi.require_version("Gtk", "3.0")
+        gi.require_version("Gdk", "3.0")
+        from gi.repository import Gdk, Gtk, GLib
+
+        GLib.set_prgname("clickaway-kwin-gtk")
+        commands = os.open(sys.argv[1], os.O_RDWR | os.O_NONBLOCK)
+        pending = b""
+        dialog = None
+
+        def say(text):
+            print(text, file=sys.stderr, flush=True)
+
+        def pressed(name):
+            def handler(widget, event):
+                say("press %s %d %d" % (name, int(event.x), int(event.y)))
+                return False
+            return handler
+
+        window = Gtk.Window(title="kwin-gtk-popup")
+        window.set_default_size(240, 120)
+        window.set_resizable(False)
+        window.add_events(Gdk.EventMask.BUTTON_PRESS_MASK)
+        window.connect("button-press-event", pressed("main"))
+        window.connect("delete-event", lambda *a: (say("main deleted"), False)[1])
+        window.connect("destroy", lambda *a: Gtk.main_quit())
+        box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
+        combo = Gtk.ComboBoxText()
+        for item in ["one", "two", "three", "four", "five", "six"]:
+            combo.append_text(item)
+        combo.set_active(0)
+        combo.connect("changed", lambda c: say("chosen " + c.get_active_text()))
+        box.pack_start(combo, False, False, 0)
+        window.add(box)
+        window.show_all()
+
+        def command(fd, condition):
+            global pending, dialog
+            try:
+                pending += os.read(fd, 4096)
+            except BlockingIOError:
+                return True
+            while b"\n" in pending:
+                line, pending = pending.split(b"\n", 1)
+                words = line.decode().split()
+                if words[0] == "dialog":
+                    dialog = Gtk.Dialog(title="kwin-gtk-dialog", transient_for=window)
+                    dialog.set_default_size(500, 300)
+                    dialog.add_events(Gdk.EventMask.BUTTON_PRESS_MASK)
+                    dialog.connect("button-press-event", pressed("dialog"))
+                    dialog.show_all()
+                elif words[0] == "close-dialog" and dialog is not None:
+                    dialog.destroy()
+                    dialog = None
+                elif words[0] == "dropdown":
+                    combo.popup()
+                elif words[0] == "ping":
+                    Gdk.Display.get_default().sync()
+                    say("pong " + words[1])
+            return True
+
+        GLib.io_add_watch(commands, GLib.IO_IN, command)
+        Gtk.main()
+
+        """#
+
+    let process: ChildProcess
+    let commands: FileDescriptor
+    let f: WaylandDaemonFixture
+
+    /// GTK on the compositor's Wayland socket, without the accessibility bus or dconf.
+    static func environment(_ f: WaylandDaemonFixture) -> [String: String] {
+        ["PATH": "/usr/bin:/bin", "HOME": f.directory.path, "XDG_RUNTIME_DIR": f.directory.path,
+         "WAYLAND_DISPLAY": f.compositor.waylandSocket, "GDK_BACKEND": "wayland", "NO_AT_BRIDGE": "1",
+         "GSETTINGS_BACKEND": "memory"]
+    }
+
+    init(_ f: WaylandDaemonFixture) throws {
+        self.f = f
+        let script = f.directory.appendingPathComponent("kwin-gtk.py").path
+        try TestFiles.write(Self.script, to: script)
+        let fifo = f.directory.appendingPathComponent("kwin-gtk.commands").path
+        guard mkfifo(fifo, 0o600) == 0 else { throw HarnessError("mkfifo \(fifo): \(String(cString: strerror(errno)))") }
+        // Read and write: opening never waits for the program, and the fifo never ends.
+        commands = try FileDescriptor.open(fifo, .readWrite, options: [.closeOnExec])
+        // Debian's python3, where python3-gi is (not a python3 first on PATH).
+        process = try ChildProcess(["/usr/bin/python3", script, fifo], environment: Self.environment(f))
+    }
+
+    func stop() {
+        process.stop()
+        try? commands.close()
+    }
+
+    var printed: [String] {
+        ((try? String(contentsOfFile: process.logPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    func send(_ command: String) throws {
+        try commands.writeAll(Array((command + "\n").utf8))
+    }
+
+    func awaitLine(_ line: String, _ what: String) throws {
+        do {
+            try eventually(what, timeout: .seconds(10), every: .milliseconds(20)) { printed.contains(line) }
+        } catch {
+            throw HarnessError("\(error); it printed \(printed)\nthe daemon's log:\n\(f.log)")
+        }
+    }
+
+    /// Waits for the daemon to open the popup "gtk"; returns its rectangle.
+    func awaitPopup(_ events: EventStream) throws -> Rect {
+        let opened = try events.await(.opened, timeoutMs: 20_000)
+        #expect(opened["popup"]?.stringValue == "gtk")
+        guard let entry = try f.report().open.first else { throw HarnessError("no popup open after \"opened\"\n\(f.log)") }
+        return entry.rect
+    }
+}
