@@ -309,6 +309,11 @@ final class SwayRecipeRun {
 
     /// The windows of sway's tree for which `matches` holds.
     func windows(_ matches: (JSON) -> Bool) throws -> [SwayWindow] {
+        Self.windows(in: try f.compositor.tree(), matches)
+    }
+
+    /// The windows of `tree` (sway's `get_tree`) for which `matches` holds.
+    static func windows(in tree: JSON, _ matches: (JSON) -> Bool) -> [SwayWindow] {
         var found: [SwayWindow] = []
         func walk(_ node: JSON) {
             if node["shell"] != nil, matches(node), let id = node["id"]?.intValue, let pid = node["pid"]?.intValue,
@@ -317,7 +322,7 @@ final class SwayRecipeRun {
             }
             for child in (node["nodes"]?.arrayValue ?? []) + (node["floating_nodes"]?.arrayValue ?? []) { walk(child) }
         }
-        walk(try f.compositor.tree())
+        walk(tree)
         return found
     }
 

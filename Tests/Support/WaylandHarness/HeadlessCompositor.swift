@@ -56,6 +56,9 @@ public final class HeadlessCompositor {
     public var sessionBus: String? { kind == .kwin ? "unix:path=\(runtimeDirectory)/bus" : nil }
     /// The outputs as configured; all but sway's first wait for `createOutput()`.
     public let outputs: [HeadlessOutput]
+    /// The user the compositor runs as when it is not the test process's (`nobody` under
+    /// root); nil when it is.
+    public let user: (uid: uid_t, gid: gid_t)?
     private let processes: [ChildProcess]
     private var stopped = false
 
@@ -71,8 +74,10 @@ public final class HeadlessCompositor {
     /// lifts KWin's permission check for every client (KWIN_WAYLAND_NO_PERMISSION_CHECKS=1);
     /// a list of executables keeps the check and installs a .desktop file for each that
     /// names org_kde_kwin_fake_input in X-KDE-Wayland-Interfaces, as a desktop would.
+    /// `path` (sway only): directories put before /usr/bin:/bin on sway's PATH, where its
+    /// `exec` finds programs (the built clickawayctl, as an install puts it on a user's PATH).
     public init(_ kind: CompositorKind, outputs: [HeadlessOutput] = defaultOutputs, scale: Int = 1, swayConfig: [String] = [],
-                fakeInputFor trusted: [String]? = nil, timeout: Duration = .seconds(15)) throws {
+                path: [String] = [], fakeInputFor trusted: [String]? = nil, timeout: Duration = .seconds(15)) throws {
         self.kind = kind
         var template = Array("/tmp/clickaway-\(kind)-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
@@ -83,12 +88,13 @@ public final class HeadlessCompositor {
         // KWin as another user than the tests needs CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH
         // (see `kwin`); a container without them runs KWin as root, the tests' own user.
         let user = kind == .kwin && !Self.mayGrantKWinCapabilities ? nil : try Self.unprivilegedUser()
+        self.user = user.map { ($0.uid, $0.gid) }
         let launch: Launch
         var started: [ChildProcess] = []
         var socket: String?
         do {
             switch kind {
-            case .sway: launch = try Self.sway(directory, outputs, scale: scale, extra: swayConfig)
+            case .sway: launch = try Self.sway(directory, outputs, scale: scale, extra: swayConfig, path: path)
             case .phoc: launch = try Self.phoc(directory, outputs[0])
             case .kwin: launch = try Self.kwin(directory, outputs[0], asRoot: user != nil, trusted: trusted)
             }
@@ -159,6 +165,13 @@ public final class HeadlessCompositor {
         stopped = true
         for process in processes.reversed() { process.stop() }
         try? FileManager.default.removeItem(atPath: runtimeDirectory)
+    }
+
+    /// `command` as the compositor's user runs it: a program of the same session as the
+    /// compositor's `exec` (under root, through setpriv as `nobody`).
+    public func asItsUser(_ command: [String]) -> [String] {
+        guard let user else { return command }
+        return ["setpriv", "--reuid=\(user.uid)", "--regid=\(user.gid)", "--init-groups"] + command
     }
 
     /// Whether the compositor still runs (and was not stopped).
@@ -241,7 +254,7 @@ public final class HeadlessCompositor {
          "WLR_BACKENDS": "headless", "WLR_RENDERER": "pixman", "WLR_LIBINPUT_NO_DEVICES": "1"]
     }
 
-    private static func sway(_ directory: String, _ outputs: [HeadlessOutput], scale: Int, extra: [String]) throws -> Launch {
+    private static func sway(_ directory: String, _ outputs: [HeadlessOutput], scale: Int, extra: [String], path: [String]) throws -> Launch {
         let config = directory + "/config"
         var lines = outputs.enumerated().map { i, o in
             "output \(o.name) resolution \(o.rect.width * Int32(i == 0 ? scale : 1))x\(o.rect.height * Int32(i == 0 ? scale : 1))"
@@ -254,6 +267,7 @@ public final class HeadlessCompositor {
         let ipc = directory + "/ipc.sock"
         var environment = wlrootsEnvironment(directory)
         environment["SWAYSOCK"] = ipc
+        environment["PATH"] = (path + [environment["PATH"] ?? "/usr/bin:/bin"]).joined(separator: ":")
         return Launch(steps: [.init(command: ["sway", "-c", config], readyPath: ipc)], environment: environment,
                       waylandSocket: nil, ipcSocket: ipc, firstOutput: outputs[0])
     }
