@@ -129,7 +129,8 @@ extension Daemon {
     /// and monitors hear `dismissed` with reason "request". Decided on the windows as the
     /// display knows them now; a popup that is not open is no error (a key pressed twice).
     func dismissByName(_ name: String) throws(Refusal) -> JSON {
-        guard let index = model.popupIndex(named: name) else {
+        // A runtime popup that ended is gone, though the model without it may still be on its way.
+        guard let index = models.liveIndex(name) else {
             throw Refusal("no popup named \"\(name)\"" + model.popupNameSuggestion(name))
         }
         engineFollowsWindows()
