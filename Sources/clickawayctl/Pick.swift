@@ -7,7 +7,8 @@ import ClickawayX11
 import Glibc
 
 /// `clickawayctl pick`: click a window, get a `[[popup]]` block that matches it
-/// (`XConnection.pickWindow`, `PopupSuggestion`). Talks to the X server, not to the daemon.
+/// (`XConnection.pickWindow`, `PopupSuggestion`). Talks to the X server; on sway and KDE
+/// Plasma, to the daemon.
 struct Pick: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Click a window and print a [[popup]] block that matches it.",
@@ -16,8 +17,9 @@ struct Pick: ParsableCommand {
             other button (not the wheel) cancels. Works with or without the daemon running. \
             On sway (WAYLAND_DISPLAY and SWAYSOCK set, no --display) the daemon, which must be running, \
             takes the click on its overlay and names the window under it from sway's tree: the block \
-            matches its app_id (an Xwayland window's class). On other Wayland compositors it says \
-            what to do instead, and with Xwayland it sees X windows only. A window \
+            matches its app_id (an Xwayland window's class). So on KDE Plasma (XDG_CURRENT_DESKTOP \
+            KDE), where the daemon follows KWin's windows through a KWin script. On other Wayland \
+            compositors it says what to do instead, and with Xwayland it sees X windows only. A window \
             without WM_CLASS gets a title match, and an override-redirect window that does not take \
             WM_DELETE_WINDOW gets dismiss = "kill".
             Exit status: 0 picked; 1 nothing picked (cancelled, timed out, clicked the desktop, \
@@ -40,7 +42,7 @@ struct Pick: ParsableCommand {
     func run() throws {
         // In a Wayland session pick reaches only X clients (Xwayland's), if any.
         let wayland = display == nil ? WaylandPickAdvice(environment: Self.environment) : nil
-        if wayland?.sway == true { return try pickOnSway() }
+        if let wayland, wayland.compositorKnowsWindows { return try pickThroughDaemon(wayland) }
         let x: XConnection
         do {
             x = try XConnection(display: display)
@@ -79,14 +81,15 @@ struct Pick: ParsableCommand {
 }
 
 extension Pick {
-    /// Through the daemon: its overlay takes the next click, sway's tree names the view.
-    func pickOnSway() throws {
+    /// Through the daemon: its overlay takes the next click, sway's tree or KWin's script
+    /// names the window.
+    func pickThroughDaemon(_ wayland: WaylandPickAdvice) throws {
         let client: ControlClient
         do {
             client = try connectToDaemon()
         } catch {
-            printError("clickawayctl: on sway, pick asks the daemon, which is not reachable; start it, or find what to match by hand. "
-                       + WaylandPickAdvice.swayText)
+            printError("clickawayctl: on \(wayland.sway ? "sway" : "KDE Plasma"), pick asks the daemon, which is not reachable; "
+                       + "start it, or find what to match by hand. " + wayland.text)
             throw error
         }
         printError("clickawayctl: click the window to describe with button 1 (another button cancels; giving up after \(timeout) s)")
@@ -105,14 +108,14 @@ extension Pick {
         let view = try understood { () throws(MalformedReply) in try PickReply(reply: reply) }
         let properties = WindowMatch.Properties(windowClass: view.windowClass, instance: view.instance, title: view.title,
                                                 appId: view.appId)
-        // sway asks any window to close (`[con_id=N] kill`): "close".
+        // sway and KWin ask any window to close (`[con_id=N] kill`, closeWindow()): "close".
         let suggestion = PopupSuggestion(client: view.window, frame: nil, rect: view.rect, properties: properties, acceptsDelete: true)
         print(json ? suggestion.json.text : suggestion.toml)
     }
 
     static var environment: [String: String] {
         var found: [String: String] = [:]
-        for name in ["WAYLAND_DISPLAY", "SWAYSOCK"] {
+        for name in ["WAYLAND_DISPLAY", "SWAYSOCK", "XDG_CURRENT_DESKTOP", "KDE_FULL_SESSION"] {
             if let value = getenv(name) { found[name] = String(cString: value) }
         }
         return found
@@ -123,14 +126,26 @@ extension Pick {
 /// instead to find what a `[[popup]]` should match.
 struct WaylandPickAdvice {
     let sway: Bool
+    /// A KDE Plasma session, where the daemon follows KWin's windows through a script.
+    let kde: Bool
 
     /// Nil outside a Wayland session (WAYLAND_DISPLAY unset or empty).
     init?(environment: [String: String]) {
         guard let wayland = environment["WAYLAND_DISPLAY"], !wayland.isEmpty else { return nil }
         sway = !(environment["SWAYSOCK"] ?? "").isEmpty
+        kde = (environment["XDG_CURRENT_DESKTOP"] ?? "").split(separator: ":").contains("KDE")
+            || !(environment["KDE_FULL_SESSION"] ?? "").isEmpty
     }
 
-    var text: String { sway ? Self.swayText : Self.otherText }
+    /// Whether the daemon can name the window clicked: it reads sway's or KWin's windows.
+    var compositorKnowsWindows: Bool { sway || kde }
+
+    var text: String { sway ? Self.swayText : kde ? Self.kdeText : Self.otherText }
+
+    static let kdeText =
+        "On KDE Plasma, KWin describes the window you click: qdbus org.kde.KWin /KWin queryWindowInfo "
+            + "(or gdbus call --session -d org.kde.KWin -o /KWin -m org.kde.KWin.queryWindowInfo); match its "
+            + #"resourceClass with window = { app_id = "RESOURCECLASS" } (and title = "CAPTION" if need be)."#
 
     static let swayText =
         #"On sway, list the windows with their app_id (or X class) and title: "#
@@ -139,6 +154,6 @@ struct WaylandPickAdvice {
             + #"(and title = "TITLE" if need be), an Xwayland one with window = { class = "CLASS" }."#
 
     static let otherText =
-        "This compositor tells clients nothing of other windows (clickaway's window popups need sway, with $SWAYSOCK): "
+        "This compositor tells clients nothing of other windows (clickaway's window popups need sway, with $SWAYSOCK, or KWin): "
             + "use a rect popup (rect = [X, Y, W, H] in the configuration, or clickawayctl open --rect X,Y,W,H)."
 }

@@ -138,6 +138,31 @@ import WaylandHarness
         }
     }
 
+    /// `pick` in a KDE session: the daemon's overlay takes the click and KWin's script names
+    /// the window; the block printed matches it by app_id. The click reaches no window.
+    @Test func pickNamesTheGTKWindow() throws {
+        try withWaylandDaemon(.kwin, config: Self.config, kwinScripting: true) { f in
+            let events = try f.monitor()
+            let program = try GTKProgram(f)
+            defer { program.stop() }
+            let rect = try program.awaitPopup(events)
+            var environment = f.environment
+            environment["PATH"] = "/usr/bin:/bin"
+            environment["XDG_CURRENT_DESKTOP"] = "KDE"
+            let pick = try PickProcess(["pick", "--timeout", "20"], environment: environment)
+            try pick.readUntil("pick to ask for a click", timeout: .seconds(10)) { pick.stderr.contains("click the window to describe") }
+            try f.eventually("the overlay to take every click for the pick") { try f.status()["overlay"]?["holes"] == .array([]) }
+            try f.sync()
+            try f.click(rect.x + 20, rect.y + rect.height - 20)
+            let r = try pick.finish(timeout: .seconds(15))
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stdout.contains(#"window = { app_id = "clickaway-kwin-gtk" }"#), "\(r.stdout)")
+            #expect(r.stdout.contains(#"title "kwin-gtk-popup""#), "\(r.stdout)")
+            #expect(!program.printed.contains { $0.hasPrefix("press main") }, "the pick's click reached the window")
+            #expect(try f.openPopups() == ["gtk"], "the pick's click dismissed the popup")
+        }
+    }
+
     /// The daemon stopped: KWin no longer runs its script, and its file is gone.
     @Test func stoppingTheDaemonUnloadsTheScript() throws {
         try withWaylandDaemon(.kwin, config: Self.config, kwinScripting: true) { f in
