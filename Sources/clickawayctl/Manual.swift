@@ -11,7 +11,7 @@ let clickawayctlExitStatuses = [
         """),
     ExitStatusHelp(2, """
         A file that cannot be read, the daemon cannot be reached or went away (the message says how to start it), \
-        or an answer it cannot understand; `pick`: the X server (on sway, the daemon) cannot be reached.
+        or an answer it cannot understand; `pick`: the X server (on sway and KDE Plasma, the daemon) cannot be reached.
         """),
     ExitStatusHelp(3, "`wait` only: the popup went away without being dismissed (closed, its window or parent gone, a reload)."),
     ExitStatusHelp(64, """
@@ -49,7 +49,7 @@ let clickawayctlManual: [ManualSection] = [
             ManualItem("status --json", """
                 "ok": true; "backend" ("x11-grab", "x11-shield" or "wayland") and "display", with the backend's \
                 own state (on X11 "fallback", "grab" with "active", "buttons", "held" and "refused", "shield" \
-                once the shield mode was entered, "escape"; on Wayland the overlay's outputs and holes and sway's IPC); "config", the files read; \
+                once the shield mode was entered, "escape"; on Wayland the overlay's outputs and holes, and "sway" (its IPC) or "kwin" (the script, KWin's major version, windows with a role)); "config", the files read; \
                 "popups", how many are configured; "running": "files", "last-good" (then "last_good" has "file" and \
                 "saved") or "none"; "rejected", a rejected configuration's errors or null; "unavailable", sources the \
                 display cannot provide; "open", the open popups, each as the opened event has it; "waiting", runtime \
@@ -64,7 +64,7 @@ let clickawayctlManual: [ManualSection] = [
                 "click": C} or {"event": "gone", "popup": P, "reason": R}.
                 """),
             ManualItem("pick --json", """
-                "name", a suggested popup name; "window", the client window (sway's container id on sway), and "frame", \
+                "name", a suggested popup name; "window", the client window (sway's container id on sway, the KWin script's number on KWin), and "frame", \
                 its frame or null; "app_id" for a Wayland window; "rect", \
                 [x, y, width, height]; "class", "instance", "title" (each null when the window has none), "types"; \
                 "match", the window table the printed block would use, or null; "override_redirect"; "dismiss".
@@ -73,7 +73,7 @@ let clickawayctlManual: [ManualSection] = [
         .text("An example of hit --json:"),
         .literal(#"{"x":900,"y":600,"hit":{"popup":"P","region":"P.card"},"path":["P","P.card"],"dismiss":["Q"],"click":"pass","grab":null}"#),
         .text("""
-            Each monitor line has "event" and the fields below; "window" is hex on X11, sway's container id on \
+            Each monitor line has "event" and the fields below; "window" is hex on X11, sway's container id or the KWin script's number on \
             Wayland and null for a rect popup; "runtime" is true for a popup registered with open --rect, --window, \
             --pid or wait; "members" are the windows of its family and "ties" says, for each, the rule that took it in. An opened event comes once clicks outside the \
             popup are intercepted.

@@ -139,27 +139,49 @@ import WaylandHarness
     }
 
     /// `pick` in a KDE session: the daemon's overlay takes the click and KWin's script names
-    /// the window; the block printed matches it by app_id. The click reaches no window.
-    @Test func pickNamesTheGTKWindow() throws {
-        try withWaylandDaemon(.kwin, config: Self.config, kwinScripting: true) { f in
+    /// the window; the block printed matches it by app_id, and the click reaches no window.
+    /// `open --window` with the number it printed makes the window a popup.
+    @Test func pickNamesTheGTKWindowAndOpenTakesItsNumber() throws {
+        let config = """
+            [defaults]
+            grace_ms = 0
+
+            [[popup]]
+            name = "unrelated"
+            rect = [0, 0, 1, 1]
+            """
+        try withWaylandDaemon(.kwin, config: config, kwinScripting: true) { f in
             let events = try f.monitor()
             let program = try GTKProgram(f)
             defer { program.stop() }
-            let rect = try program.awaitPopup(events)
+            try program.awaitLine("mapped", "the GTK window to map")
+            // KWin has its first frame once GTK's round trip is back; the daemon has KWin's
+            // report of it once the script answers the sync's ping.
+            try program.ping()
+            try f.sync()
             var environment = f.environment
             environment["PATH"] = "/usr/bin:/bin"
             environment["XDG_CURRENT_DESKTOP"] = "KDE"
-            let pick = try PickProcess(["pick", "--timeout", "20"], environment: environment)
+            let pick = try PickProcess(["pick", "--timeout", "20", "--json"], environment: environment)
             try pick.readUntil("pick to ask for a click", timeout: .seconds(10)) { pick.stderr.contains("click the window to describe") }
             try f.eventually("the overlay to take every click for the pick") { try f.status()["overlay"]?["holes"] == .array([]) }
             try f.sync()
-            try f.click(rect.x + 20, rect.y + rect.height - 20)
+            // KWin centres a new window: 240x120 on the 1280x720 output.
+            try f.click(640, 400)
             let r = try pick.finish(timeout: .seconds(15))
             #expect(r.status == 0, "\(r.stderr)")
-            #expect(r.stdout.contains(#"window = { app_id = "clickaway-kwin-gtk" }"#), "\(r.stdout)")
-            #expect(r.stdout.contains(#"title "kwin-gtk-popup""#), "\(r.stdout)")
+            let picked = try JSON.parse(r.stdout)
+            #expect(picked["app_id"]?.stringValue == "clickaway-kwin-gtk" && picked["title"]?.stringValue == "kwin-gtk-popup", "\(r.stdout)")
+            #expect(picked["match"]?["app_id"]?.stringValue == "clickaway-kwin-gtk", "\(r.stdout)")
             #expect(!program.printed.contains { $0.hasPrefix("press main") }, "the pick's click reached the window")
-            #expect(try f.openPopups() == ["gtk"], "the pick's click dismissed the popup")
+            let window = try #require(picked["window"]?.stringValue, "\(r.stdout)")
+            let rect = try #require(Rect(json: picked["rect"]), "\(r.stdout)")
+
+            try f.ctlOK(["open", "--window", window, "--name", "picked"])
+            #expect(try events.await(.opened)["popup"]?.stringValue == "picked")
+            #expect(try f.report().open.first { $0.popup == "picked" }?.rect == rect)
+            try f.click(rect.x + rect.width + 30, rect.y + 10)
+            try program.awaitLine("main deleted", "KWin to close the window picked")
         }
     }
 
@@ -236,6 +258,7 @@ final class GTKProgram {
         window.connect("button-press-event", pressed("main"))
         window.connect("delete-event", lambda *a: (say("main deleted"), False)[1])
         window.connect("destroy", lambda *a: Gtk.main_quit())
+        window.connect("map-event", lambda *a: say("mapped"))
         box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
         combo = Gtk.ComboBoxText()
         for item in ["one", "two", "three", "four", "five", "six"]:
@@ -310,6 +333,15 @@ final class GTKProgram {
 
     func send(_ command: String) throws {
         try commands.writeAll(Array((command + "\n").utf8))
+    }
+
+    private var pings = 0
+
+    /// Returns once KWin has handled everything the program sent before (a Wayland round trip).
+    func ping() throws {
+        pings += 1
+        try send("ping \(pings)")
+        try awaitLine("pong \(pings)", "the program to answer ping \(pings)")
     }
 
     func awaitLine(_ line: String, _ what: String) throws {

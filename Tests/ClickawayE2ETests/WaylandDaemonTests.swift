@@ -485,7 +485,7 @@ import XTestHarness
         try withWaylandDaemon(kind, config: config, swayIPC: false) { f in
             let unavailable = try f.status()["unavailable"]?.arrayValue?.compactMap(\.stringValue) ?? []
             #expect(unavailable.count == 2, "\(unavailable)")
-            #expect(unavailable.contains { $0.hasPrefix("popup \"menu\" matches windows") && $0.contains("neither is here") })
+            #expect(unavailable.contains { $0.hasPrefix("popup \"menu\" matches windows") && $0.contains("neither of which is here") })
             #expect(unavailable.contains { $0.hasPrefix("popup \"menu\" has escape = true") })
             #expect(f.log.contains("popup \"menu\" matches windows"))
             #expect(try f.status()["sway"]?.isNull == true)

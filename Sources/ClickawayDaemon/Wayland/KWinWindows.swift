@@ -338,9 +338,11 @@ final class KWinWindows: RosterWindowSource, CompositorWindows {
     /// Events come without asking.
     func requestTree() {}
 
+    /// A new configuration: the windows known are matched again at once (a runtime popup
+    /// registered by window is open when the swap is done, as on sway).
     func replaceModel(_ model: ClickModel, readingTree: Bool) {
         roster.rematch(model)
         changed = true
-        dirty = true
+        applyWindows()
     }
 }

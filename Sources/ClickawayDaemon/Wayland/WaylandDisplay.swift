@@ -93,7 +93,7 @@ final class WaylandDisplay: Display, PollSource {
         } else {
             compositorWindows = nil
         }
-        noWindows = NoWindows(unavailable: kwinFailure.map { "KWin's windows cannot be followed (\($0)): only --rect popups work" }
+        noWindows = NoWindows(unavailable: kwinFailure.map { "KWin's windows cannot be followed (\($0)): only --rect popups work here" }
             ?? Self.withoutWindows)
         try client.connection.roundtrip()
         followOutputs()
@@ -119,7 +119,7 @@ final class WaylandDisplay: Display, PollSource {
     private var lostTold = false
 
     static let withoutWindows = "windows are found on Wayland only through sway's IPC ($SWAYSOCK) or KWin's scripting "
-        + "(KWin on the session bus), and neither is here: only --rect popups work"
+        + "(KWin on the session bus), neither of which is here: only --rect popups work here"
 
     public var windows: any WindowSource { compositorWindows ?? noWindows }
 
