@@ -35,6 +35,39 @@ struct WindowLifecycleTests {
         #expect(try !f.isIntercepting())
     }
 
+    /// A window unmapped and mapped again is the popup it was (placed from what was read
+    /// before, its properties still followed); one whose title changed while unmapped is
+    /// matched by its new title.
+    @Test func aWindowMappedAgainIsMatchedAsItIsNow() throws {
+        let f = try DaemonFixture(config: "[[popup]]\nname = \"pop\"\nwindow = { title = \"Popup\" }\ngrace_ms = 0\n")
+        try f.startDaemon()
+        let w = try f.window(Layout.popup, class: "Anything", title: "Popup")
+        #expect(try f.openPopups() == ["pop"])
+        let connection = f.client.connection
+        for round in 1...3 {
+            connection.unmapWindow(w.id)
+            connection.flush()
+            try f.sync()
+            #expect(try f.openPopups().isEmpty, "round \(round): unmapped")
+            connection.mapWindow(w.id)
+            connection.flush()
+            try f.sync()
+            #expect(try f.openPopups() == ["pop"], "round \(round): mapped again")
+        }
+        connection.unmapWindow(w.id)
+        try f.client.setTitle(w, "Popup (done)")
+        connection.mapWindow(w.id)
+        connection.flush()
+        try f.sync()
+        #expect(try f.openPopups().isEmpty, "retitled while unmapped")
+        connection.unmapWindow(w.id)
+        try f.client.setTitle(w, "Popup")
+        connection.mapWindow(w.id)
+        connection.flush()
+        try f.sync()
+        #expect(try f.openPopups() == ["pop"], "retitled back while unmapped")
+    }
+
     /// A window's properties are followed on the window reads' own connection: a sync waits
     /// for what that connection was sent before it too, every time (not only when its
     /// PropertyNotify happens to come before the daemon's own round trip's reply). The title

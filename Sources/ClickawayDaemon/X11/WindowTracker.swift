@@ -47,6 +47,12 @@ final class WindowTracker: RosterWindowSource {
     private var matchedAtoms: [Atom] = []
     /// The mapped children of the root, each with whether it is override-redirect.
     private(set) var mapped: [WindowID: Bool] = [:]
+    /// What was read of top-levels since unmapped, with whether they were override-redirect,
+    /// their properties still followed: one mapped again as it was is placed from here, not
+    /// read again (a program that maps and unmaps its menus over and over costs no round
+    /// trips). A property followed that changes meanwhile drops it, and so does a new model
+    /// that follows titles it did not.
+    private var unmappedSeen: [WindowID: (seen: Seen, overrideRedirect: Bool)] = [:]
     /// When each mapped child of the root was mapped, counted in MapNotify events (those
     /// mapped before the daemon started: 0): what the shield asks to keep the menus mapped
     /// after a popup above it.
@@ -172,6 +178,7 @@ final class WindowTracker: RosterWindowSource {
         changedForShield = nil
         for key in roster.entries.keys { roster.forget(key) }
         for top in Array(seen.keys) { setSeen(top, nil) }
+        unmappedSeen = [:]
         watched = [:]
         watchedFor = [:]
         mapped = [:]
@@ -197,6 +204,10 @@ final class WindowTracker: RosterWindowSource {
         let atoms = Self.matchedAtoms(for: model, atoms: x.atoms)
         let titlesNewlyFollowed = atoms.count > matchedAtoms.count
         matchedAtoms = atoms
+        if titlesNewlyFollowed {
+            for top in unmappedSeen.keys { unwatch(top) }
+            unmappedSeen = [:]
+        }
         let added = lookup == .none ? [] : Self.addedMatches(from: roster.model, to: model)
         roster.rematch(model)
         switch lookup {
@@ -473,18 +484,31 @@ final class WindowTracker: RosterWindowSource {
             mapped[e.window] = nil
             mapOrder[e.window] = nil
             dequeue(e.window)
+            unmappedSeen[e.window] = nil
             unwatch(e.window)
             return roster.forget(e.window)
         case .unmapNotify(let e) where e.event == x.root:
-            mapped[e.window] = nil
+            // Kept when read and not being read again: what was read is still true.
+            let current = reads[e.window] == nil && !reading.contains(e.window) && !placing.contains(e.window)
+            let overrideRedirect = mapped.removeValue(forKey: e.window)
             mapOrder[e.window] = nil
             dequeue(e.window)
-            unwatch(e.window)
+            if current, let overrideRedirect, let s = seen[e.window] {
+                setSeen(e.window, nil)
+                unmappedSeen[e.window] = (s, overrideRedirect)
+            } else {
+                unwatch(e.window)
+            }
             return roster.forget(e.window)
         case .propertyNotify(let e) where e.atom == x.atoms.wmState || matchedAtoms.contains(e.atom):
             // WM_STATE set on a window below a frame (the window manager has claimed its
             // client), or the client's class, title, type or transient-for changed.
             guard let top = watched[e.window], e.atom != x.atoms.wmState || seen[top]?.client != e.window || e.deleted else {
+                return false
+            }
+            if unmappedSeen.removeValue(forKey: top) != nil {
+                // Unmapped: read again if it is mapped again.
+                unwatch(top)
                 return false
             }
             enqueue(top)
@@ -493,11 +517,17 @@ final class WindowTracker: RosterWindowSource {
             mapped[e.window] = e.overrideRedirect
             mapsSeen += 1
             mapOrder[e.window] = mapsSeen
-            enqueue(e.window)
+            if let kept = unmappedSeen.removeValue(forKey: e.window), kept.overrideRedirect == e.overrideRedirect {
+                setSeen(e.window, kept.seen)
+                enqueue(e.window, reading: false)
+            } else {
+                enqueue(e.window)
+            }
             return false
         case .reparentNotify(let e) where e.event == x.root:
             mapped[e.window] = nil
             mapOrder[e.window] = nil
+            unmappedSeen[e.window] = nil
             if e.parent == x.root {
                 roster.stackOnTop(e.window)
                 enqueue(e.window)
@@ -512,6 +542,7 @@ final class WindowTracker: RosterWindowSource {
             let border = Int32(e.borderWidth)
             let rect = Rect(x: e.rect.x, y: e.rect.y, width: e.rect.width + 2 * border, height: e.rect.height + 2 * border)
             seen[e.window]?.rect = rect
+            unmappedSeen[e.window]?.seen.rect = rect
             // A read under way asked for the geometry before this: read it again once it is
             // done (yad, mapped where the window manager put it, then moving to --posx).
             reads[e.window]?.again = true
