@@ -100,8 +100,9 @@ let package = Package(
         // tablets, xdg-output and xdg-shell, committed; protocols/ holds the XML, its licences
         // and the script that regenerates it.
         .target(name: "CWaylandProtocols", dependencies: ["CWaylandClient"], exclude: ["protocols"]),
-        // sd-bus from libsystemd, as a Clang module.
-        .systemLibrary(name: "CSystemdBus", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // sd-bus's header, as a Clang module; libsystemd itself is opened at run time, on KWin
+        // only (not linked: pkg-config's -lsystemd would map it into every daemon).
+        .systemLibrary(name: "CSystemdBus", providers: [.apt(["libsystemd-dev"])]),
         // A safe Swift layer over sd-bus: bounded calls, and calls to one exported object held
         // until answered; what KWin's scripting speaks.
         .target(name: "ClickawayDBus", dependencies: [

@@ -44,15 +44,17 @@ public final class BusConnection {
     public init(address: String, description: String) throws(Failure) {
         self.address = address
         var bus: OpaquePointer?
-        let status = csdbus_open(address, description, &bus)
+        var missing: UnsafePointer<CChar>?
+        let status = csdbus_open(address, description, &bus, &missing)
+        if let missing { throw Failure("libsystemd (sd-bus) cannot be loaded: \(String(cString: missing))") }
         guard status >= 0, let bus else { throw Failure("cannot connect to the D-Bus bus at \(address): \(Self.text(status))") }
         self.bus = bus
     }
 
     deinit {
-        for (_, call) in held { sd_bus_message_unref(call) }
-        if let exportSlot { sd_bus_slot_unref(exportSlot) }
-        sd_bus_flush_close_unref(bus)
+        for (_, call) in held { csdbus_message_unref(call) }
+        if let exportSlot { csdbus_slot_unref(exportSlot) }
+        csdbus_close(bus)
     }
 
     /// The connection's unique name on the bus (`:1.42`), which a peer can call it by.
@@ -62,10 +64,10 @@ public final class BusConnection {
         return String(cString: name)
     }
 
-    public var descriptor: FileDescriptor { FileDescriptor(rawValue: sd_bus_get_fd(bus)) }
+    public var descriptor: FileDescriptor { FileDescriptor(rawValue: csdbus_get_fd(bus)) }
 
     /// Whether output is queued for the socket.
-    public var wantsToWrite: Bool { Int32(sd_bus_get_events(bus)) & Int32(POLLOUT) != 0 }
+    public var wantsToWrite: Bool { csdbus_get_events(bus) & Int32(POLLOUT) != 0 }
 
     /// Calls `member` and waits at most `milliseconds` for its reply.
     public func call(_ destination: String, _ path: String, _ interface: String, _ member: String, _ arguments: [String] = [],
@@ -98,7 +100,7 @@ public final class BusConnection {
     /// Takes method calls to `path` from now on; `process` collects them for `takeCalls`.
     public func export(path: String) throws(Failure) {
         var slot: OpaquePointer?
-        let status = sd_bus_add_object(bus, &slot, path, { message, userdata, _ in
+        let status = csdbus_add_object(bus, &slot, path, { message, userdata, _ in
             guard let message, let userdata else { return 0 }
             return Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue().received(message)
         }, Unmanaged.passUnretained(self).toOpaque())
@@ -110,7 +112,7 @@ public final class BusConnection {
         var incoming = csdbus_incoming()
         guard csdbus_read_incoming(message, &incoming) > 0, let member = incoming.member else { return 0 }
         nextCall += 1
-        held[nextCall] = sd_bus_message_ref(message)
+        held[nextCall] = csdbus_message_ref(message)
         arrived.append(Call(member: String(cString: member), sender: incoming.sender.map { String(cString: $0) } ?? "",
                             argument: incoming.argument.map { String(cString: $0) }, id: nextCall))
         return 1
@@ -120,7 +122,7 @@ public final class BusConnection {
     public func process() {
         guard failure == nil else { return }
         while true {
-            let status = sd_bus_process(bus, nil)
+            let status = csdbus_process(bus)
             if status == 0 { return }
             if status < 0 {
                 failure = "the D-Bus connection to \(address) failed: \(Self.text(status))"
@@ -138,7 +140,7 @@ public final class BusConnection {
     /// Answers a call with one string; a call answered already is left alone.
     public func answer(_ call: Call, _ text: String) {
         guard let message = held.removeValue(forKey: call.id) else { return }
-        defer { sd_bus_message_unref(message) }
+        defer { csdbus_message_unref(message) }
         let status = csdbus_reply_text(message, text)
         if status < 0, failure == nil { failure = "cannot answer \(call.member) on the D-Bus bus: \(Self.text(status))" }
     }
@@ -146,13 +148,13 @@ public final class BusConnection {
     /// Answers a call with an error (`org.example.Error`, what was wrong).
     public func refuse(_ call: Call, name: String, _ message: String) {
         guard let held = held.removeValue(forKey: call.id) else { return }
-        defer { sd_bus_message_unref(held) }
+        defer { csdbus_message_unref(held) }
         _ = csdbus_reply_error(held, name, message)
     }
 
     /// Sends what is queued, waiting at most `milliseconds` (at stop).
     public func flush(milliseconds: Int) {
-        var pending = pollfd(fd: sd_bus_get_fd(bus), events: 0, revents: 0)
+        var pending = pollfd(fd: csdbus_get_fd(bus), events: 0, revents: 0)
         let deadline = MonotonicClock.milliseconds() + Int64(milliseconds)
         while failure == nil, wantsToWrite, MonotonicClock.milliseconds() < deadline {
             pending.events = Int16(POLLOUT)
