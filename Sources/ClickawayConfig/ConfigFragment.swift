@@ -38,10 +38,10 @@ struct MergedConfig {
         let inherited = defaults.over(.builtIn)
         self.defaults = inherited
         popups.reserveCapacity(fragments.reduce(0) { $0 + $1.popups.count })
-        let inheritedByRow = inherited.byRow
+        let inheritance = inherited.inheritance
         for (file, fragment) in fragments.enumerated() {
             for draft in fragment.popups {
-                popups.append(draft.options.applied(to: draft.spec, inheriting: inheritedByRow))
+                popups.append(draft.options.applied(to: draft.spec, inheriting: inheritance))
                 popupOrigins.append(Origin(file: file, index: draft.index))
             }
             exclusions += fragment.exclusions
@@ -72,8 +72,10 @@ struct SettingsOverrides {
 
 /// A popup as read from its file, before `[defaults]` from every file are known.
 struct PopupDraft {
-    /// Complete but for the inherited keys. Values that could not be read are placeholders;
-    /// the file then has diagnostics, so the spec only feeds the cross-reference checks.
+    /// Complete but for the inherited keys, which have the built-in values (`PopupSpec`'s
+    /// initializer's, as `applied(to:inheriting:)` expects). Values that could not be read
+    /// are placeholders; the file then has diagnostics, so the spec only feeds the
+    /// cross-reference checks.
     var spec: PopupSpec
     /// The inheritable keys the popup sets itself.
     var options: PopupOptions

@@ -68,8 +68,12 @@ public enum PopupFields {
 }
 
 /// One key `[defaults]` takes: its value's kind, its default, and where in `PopupSpec` it
-/// goes. Typed where it is written (`row`), plain literals everywhere it is read.
-public struct PopupOption: Sendable {
+/// goes. Typed where it is written (`row`), plain literals everywhere it is read. A class:
+/// the rows are gone through for every popup read and merged, and a row as a value was
+/// copied each time, its strings, shape and closures retained and released one by one
+/// (`clickawayctl check` of 500 popups, callgrind: 4,400 instructions a popup more;
+/// BENCHMARKS.md, issue 44's redesign).
+public final class PopupOption: Sendable {
     /// How `clickawayctl open` takes the key: `--name`, with its help.
     public struct OpenOption: Sendable {
         public let name: String
@@ -89,6 +93,15 @@ public struct PopupOption: Sendable {
     public let openOption: OpenOption?
     /// Sets the popup's value from a literal of `shape`.
     private let assign: @Sendable (PopupLiteral, inout PopupSpec) -> Void
+
+    private init(key: String, shape: PopupValueShape, defaultValue: PopupLiteral, openOption: OpenOption?,
+                 assign: @escaping @Sendable (PopupLiteral, inout PopupSpec) -> Void) {
+        self.key = key
+        self.shape = shape
+        self.defaultValue = defaultValue
+        self.openOption = openOption
+        self.assign = assign
+    }
 
     public static func row<Value>(_ key: String, _ kind: PopupValueKind<Value>, _ defaultValue: Value,
                                   _ path: WritableKeyPath<PopupSpec, Value> & Sendable, open: OpenOption? = nil) -> PopupOption {
@@ -231,20 +244,34 @@ public struct PopupOptions: Hashable, Sendable {
         return result
     }
 
-    /// The values by row, in `PopupFields.options`' order: what every popup of a file
-    /// inherits, looked up once (`applied(to:inheriting:)`).
-    public var byRow: [PopupLiteral?] { PopupFields.options.map { values[$0.key] } }
-
-    /// `popup` with these keys, and `inherited`'s (`byRow` of the defaults) where these set
-    /// none: what `over(defaults).applied(to:)` gives, without a merged dictionary and a
-    /// lookup of every key for every popup (a configuration's parse took 23 % longer so).
-    public func applied(to popup: PopupSpec, inheriting inherited: [PopupLiteral?]) -> PopupSpec {
-        var result = popup
-        for (row, base) in zip(PopupFields.options, inherited) {
-            if let value = values.isEmpty ? base : values[row.key] ?? base { row.apply(value, to: &result) }
-        }
-        return result
+    /// What a popup read with the built-in values (`PopupSpec`'s initializer's) inherits from
+    /// these: the keys set here to another value.
+    public var inheritance: PopupInheritance {
+        PopupInheritance(changed: PopupFields.options.compactMap { row in
+            values[row.key].flatMap { $0 == row.defaultValue ? nil : (row, $0) }
+        })
     }
+
+    /// `popup` with these keys, and `inherited`'s where these set none. `popup` has the
+    /// built-in values (it was made by `PopupSpec`'s initializer, whose defaults are the
+    /// rows': PopupFieldDefaultsTests), so only what `[defaults]` changes is set, and a popup
+    /// that sets none of these keys, where `[defaults]` changes none, is taken as it is.
+    /// `clickawayctl check` of 500 such popups, callgrind: 3,300 instructions a popup more
+    /// when every popup took every inherited literal through its row (BENCHMARKS.md, issue
+    /// 44's redesign).
+    public func applied(to popup: PopupSpec, inheriting inherited: PopupInheritance) -> PopupSpec {
+        var result = popup
+        for (row, value) in inherited.changed where values.isEmpty || values[row.key] == nil {
+            row.apply(value, to: &result)
+        }
+        return values.isEmpty ? result : applied(to: result)
+    }
+}
+
+/// What every popup of a configuration inherits from `[defaults]` beyond the built-in
+/// values (`PopupOptions.inheritance`), found once for all of them.
+public struct PopupInheritance: Sendable {
+    let changed: [(row: PopupOption, value: PopupLiteral)]
 }
 
 /// Every key `[settings]` takes, once, as PopupFields holds a popup's: the TOML reader's key

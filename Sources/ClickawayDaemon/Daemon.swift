@@ -94,7 +94,7 @@ final class Daemon {
     /// `finishPass` takes it into, so that neither is copied or allocated at each click.
     /// Looked at by every click, so with no runtime exclusivity check: each access is a
     /// statement of the daemon's that calls out to no other code. bench/callgrind, inside
-    /// click: a click without it, 172 instructions more for `afterSettle`, 163 for
+    /// click: a click without it, 168 instructions more for `afterSettle`, 281 for
     /// `finishing` (BENCHMARKS.md, the daemon's part of an inside click).
     @exclusivity(unchecked) var afterSettle: [AfterSettle] = []
     @exclusivity(unchecked) private var finishing: [AfterSettle] = []
@@ -107,16 +107,20 @@ final class Daemon {
     /// The connection a `pick` under way answers to: the pick ends with it.
     var pickAsker: ControlServer.Connection?
 
-    /// What waits for a pass's settle: what must see the state it leaves.
+    /// What waits for a pass's settle: what must see the state it leaves. A click's item is
+    /// the click itself; the others, which requests and reloads leave, are boxed
+    /// (`indirect`), so that the item every click appends, copies and destroys is 48 bytes
+    /// with nothing to release, not the largest request's: bench/callgrind, inside click,
+    /// 204 instructions a click less (BENCHMARKS.md, the daemon's part of an inside click).
     enum AfterSettle {
         /// The daemon has acted on this click: the display may finish it (Wayland's replay).
         case acted(Click)
         /// A request answered from the settled state (`status`, `monitor`).
-        case request(ControlRequest, ControlServer.Request)
+        indirect case request(ControlRequest, ControlServer.Request)
         /// The display answered a sync or a pointer probe: the waiter's reply.
-        case displayAnswer(DisplayWaiter, failure: String?, pointerHeldBy: String?)
+        indirect case displayAnswer(DisplayWaiter, failure: String?, pointerHeldBy: String?)
         /// A reload's replies and its `reloaded` event, after what it closed is announced.
-        case reloaded(reply: String, to: [ControlServer.Request], event: MonitorEvent?)
+        indirect case reloaded(reply: String, to: [ControlServer.Request], event: MonitorEvent?)
     }
 
     /// `startErrors`: the files had these errors at start, and `config` is the last good
@@ -208,13 +212,15 @@ final class Daemon {
         commandStarted = false
     }
 
-    /// What this pass's inputs left for after the settle, in the order they came.
+    /// What this pass's inputs left for after the settle, in the order they came. Emptied
+    /// from its end, its capacity kept: `removeAll(keepingCapacity:)` (a `replaceSubrange`
+    /// and `swift_arrayDestroy`) cost a click's pass 119 instructions more (bench/callgrind).
     func finishPass() {
         guard !afterSettle.isEmpty else { return }
         Swift.swap(&afterSettle, &finishing)
-        defer { finishing.removeAll(keepingCapacity: true) }
-        for item in finishing {
-            switch item {
+        defer { while finishing.popLast() != nil {} }
+        for index in finishing.indices {
+            switch finishing[index] {
             case .acted(let click): display.acted(on: click)
             case .request(let request, let origin): answerSettled(request, origin)
             case .displayAnswer(let waiter, let failure, let heldBy): reply(to: waiter, failure: failure, pointerHeldBy: heldBy)

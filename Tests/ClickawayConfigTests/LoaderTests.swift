@@ -100,6 +100,34 @@ final class TemporaryDirectory {
         #expect(config.model.popups[0].buttons == .standard)
     }
 
+    /// Popups are read with the built-in values and get only what `[defaults]` changes
+    /// (`PopupOptions.inheritance`): a popup's own key at its built-in value still wins over
+    /// `[defaults]`, and `[defaults]` at a built-in value changes nothing.
+    @Test func aPopupsOwnBuiltInValueWinsOverDefaults() throws {
+        let config = try ConfigLoader.load([
+            ConfigFile(path: "/c/config.toml", text: """
+                [defaults]
+                grace_ms = 300
+                outside_click = "swallow"
+                buttons = [1]
+                dismiss = { command = ["true"] }
+                [[popup]]
+                name = "own"
+                rect = [0, 0, 1, 1]
+                grace_ms = 150
+                buttons = [1, 2, 3]
+                escape = true
+                [[popup]]
+                name = "inherits"
+                rect = [0, 0, 1, 1]
+                """),
+        ])
+        let own = config.model.popups[0], inherits = config.model.popups[1]
+        #expect(own.graceMs == 150 && own.buttons == .standard && own.escape && own.dismiss == .command(["true"]))
+        #expect(inherits.graceMs == 300 && inherits.buttons == ButtonSet([1]) && !inherits.escape)
+        #expect(inherits.outsideClick == .swallow && inherits.dismiss == .command(["true"]))
+    }
+
     @Test func parentsAndRedirectsResolveAcrossFiles() throws {
         let config = try ConfigLoader.load([
             ConfigFile(path: "/c/conf.d/a.toml", text: "[[popup]]\nname = \"child\"\nparent = \"menu\"\nrect = [0, 0, 1, 1]\nredirect = \"menu.item\"\n"),
