@@ -195,7 +195,7 @@ final class EwwLikeProgram {
     let run: ProgramsRun
     let process: ChildProcess
     let output: String
-    let commands: FileDescriptor
+    let commands: CommandFifo
     let bar: ProgramsRun.Found
     private var pings = 0
 
@@ -203,30 +203,27 @@ final class EwwLikeProgram {
         self.run = run
         let script = run.work.appendingPathComponent("ewwlike.py").path
         try TestFiles.write(Self.script, to: script)
-        let fifo = run.work.appendingPathComponent("ewwlike.commands").path
-        guard mkfifo(fifo, 0o600) == 0 else { throw HarnessError("mkfifo \(fifo): \(String(cString: strerror(errno)))") }
-        // Read and write: opening never waits for the program, and the fifo never ends.
-        commands = try FileDescriptor.open(fifo, .readWrite, options: [.closeOnExec])
+        commands = try CommandFifo(run.work.appendingPathComponent("ewwlike.commands").path)
         // Debian's python3, where python3-gi is (not a python3 first on PATH).
         (process, output) = try run.start("ewwlike", "exec /usr/bin/python3 ewwlike.py ewwlike.commands")
         do {
             bar = try run.awaitWindow("the eww-like bar", of: process) { $0.overrideRedirect && $0.properties.title == "ewwlike-bar" }
         } catch {
             process.stop()
-            try? commands.close()
+            commands.close()
             throw error
         }
     }
 
     func stop() {
         process.stop()
-        try? commands.close()
+        commands.close()
     }
 
     var printed: [String] { run.read(output).split(separator: "\n").map(String.init) }
 
     func send(_ command: String) throws {
-        try commands.writeAll(Array((command + "\n").utf8))
+        try commands.send(command)
     }
 
     /// Returns once the program has handled every X event sent to it before now.

@@ -25,6 +25,16 @@ import WaylandHarness
         window = { app_id = "yad" }
         """
 
+    /// No window popup configured: the windows become popups at run time.
+    static let noWindowPopup = """
+        [defaults]
+        grace_ms = 0
+
+        [[popup]]
+        name = "unrelated"
+        rect = [0, 0, 1, 1]
+        """
+
     /// The window's size as the program asks for it: KWin here draws no decorations (no
     /// decoration plugin headless), so the frame is the window.
     static let size = (width: Int32(240), height: Int32(120))
@@ -109,15 +119,7 @@ import WaylandHarness
     /// `open --pid` takes the window of a process as it appears (yad, a real program);
     /// `show` draws it; an outside click dismisses it and yad, asked to close, exits.
     @Test func openByPidTakesYadsWindowAndShowDrawsIt() throws {
-        let config = """
-            [defaults]
-            grace_ms = 0
-
-            [[popup]]
-            name = "unrelated"
-            rect = [0, 0, 1, 1]
-            """
-        try withWaylandDaemon(.kwin, config: config, kwinScripting: true) { f in
+        try withWaylandDaemon(.kwin, config: Self.noWindowPopup, kwinScripting: true) { f in
             let events = try f.monitor()
             let yad = try ChildProcess(["yad", "--text=clickaway", "--title=kwin-yad", "--width=300", "--height=150"],
                                        environment: GTKProgram.environment(f))
@@ -142,15 +144,7 @@ import WaylandHarness
     /// the window; the block printed matches it by app_id, and the click reaches no window.
     /// `open --window` with the number it printed makes the window a popup.
     @Test func pickNamesTheGTKWindowAndOpenTakesItsNumber() throws {
-        let config = """
-            [defaults]
-            grace_ms = 0
-
-            [[popup]]
-            name = "unrelated"
-            rect = [0, 0, 1, 1]
-            """
-        try withWaylandDaemon(.kwin, config: config, kwinScripting: true) { f in
+        try withWaylandDaemon(.kwin, config: Self.noWindowPopup, kwinScripting: true) { f in
             let events = try f.monitor()
             let program = try GTKProgram(f)
             defer { program.stop() }
@@ -300,7 +294,7 @@ final class GTKProgram {
         """#
 
     let process: ChildProcess
-    let commands: FileDescriptor
+    let commands: CommandFifo
     let f: WaylandDaemonFixture
 
     /// GTK on the compositor's Wayland socket, without the accessibility bus or dconf.
@@ -314,17 +308,14 @@ final class GTKProgram {
         self.f = f
         let script = f.directory.appendingPathComponent("kwin-gtk.py").path
         try TestFiles.write(Self.script, to: script)
-        let fifo = f.directory.appendingPathComponent("kwin-gtk.commands").path
-        guard mkfifo(fifo, 0o600) == 0 else { throw HarnessError("mkfifo \(fifo): \(String(cString: strerror(errno)))") }
-        // Read and write: opening never waits for the program, and the fifo never ends.
-        commands = try FileDescriptor.open(fifo, .readWrite, options: [.closeOnExec])
+        commands = try CommandFifo(f.directory.appendingPathComponent("kwin-gtk.commands").path)
         // Debian's python3, where python3-gi is (not a python3 first on PATH).
-        process = try ChildProcess(["/usr/bin/python3", script, fifo], environment: Self.environment(f))
+        process = try ChildProcess(["/usr/bin/python3", script, commands.path], environment: Self.environment(f))
     }
 
     func stop() {
         process.stop()
-        try? commands.close()
+        commands.close()
     }
 
     var printed: [String] {
@@ -332,7 +323,7 @@ final class GTKProgram {
     }
 
     func send(_ command: String) throws {
-        try commands.writeAll(Array((command + "\n").utf8))
+        try commands.send(command)
     }
 
     private var pings = 0
