@@ -205,16 +205,20 @@ enum EscapeRecipe {
 /// with one XDG_RUNTIME_DIR, sway's, and the built programs on PATH, sway's too. So a
 /// command sway's `exec` runs reaches the daemon, as it does on a desktop. The daemon serves
 /// its own user only (SO_PEERCRED), so the test talks to it through `clickawayctl` run as
-/// that user.
+/// that user. The built programs are copied where every user may run them: a checkout under
+/// /root (mode 0700, as on a fresh machine where root runs `make test`) is not, and sway's
+/// `exec` of one there was refused.
 final class SwaySession: DaemonRun {
     let compositor: HeadlessCompositor
     let desk: TestDesk
 
     init(config: String, output: Rect, swayConfig: [String]) throws {
+        let programs = try Self.programsCopy()
         compositor = try HeadlessCompositor(.sway, outputs: [HeadlessOutput(name: "HEADLESS-1", rect: output)], swayConfig: swayConfig,
-                                            path: [DaemonRun.buildDirectory.path])
+                                            path: [programs.path])
         desk = try TestDesk(compositor)
         try super.init(config: config)
+        self.programs = programs
         if let user = compositor.user {
             let paths = [directory.path] + ((try? FileManager.default.subpathsOfDirectory(atPath: directory.path)) ?? [])
                 .map { directory.path + "/" + $0 }
@@ -236,7 +240,7 @@ final class SwaySession: DaemonRun {
         env["WAYLAND_DISPLAY"] = compositor.waylandSocket
         env["SWAYSOCK"] = compositor.ipcSocket
         env["DISPLAY"] = nil
-        env["PATH"] = DaemonRun.buildDirectory.path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+        env["PATH"] = programs.path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
         // yad's: a home of its own, and no session bus, so no accessibility bus to look for.
         env["HOME"] = directory.path
         env["GDK_BACKEND"] = nil
@@ -246,6 +250,31 @@ final class SwaySession: DaemonRun {
     }
 
     override var displayArguments: [String] { ["--backend", "wayland"] }
+
+    private static let copyLock = NSLock()
+    nonisolated(unsafe) private static var copied: URL?
+
+    /// clickaway and clickawayctl copied once per test process into a directory every user
+    /// may read, removed at exit.
+    static func programsCopy() throws -> URL {
+        copyLock.lock()
+        defer { copyLock.unlock() }
+        if let copied { return copied }
+        var template = Array("/tmp/clickaway-programs-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw HarnessError("cannot create a directory for the programs: \(String(cString: strerror(errno)))")
+        }
+        let directory = URL(fileURLWithPath: String(cString: made))
+        chmod(directory.path, 0o755)
+        for program in ["clickaway", "clickawayctl"] {
+            let copy = directory.appendingPathComponent(program)
+            try FileManager.default.copyItem(at: DaemonRun.buildDirectory.appendingPathComponent(program), to: copy)
+            chmod(copy.path, 0o755)
+        }
+        copied = directory
+        atexit { if let copied = SwaySession.copied { try? FileManager.default.removeItem(at: copied) } }
+        return directory
+    }
 
     /// `clickawayctl sync`, as sway's user.
     override func sync() throws {
