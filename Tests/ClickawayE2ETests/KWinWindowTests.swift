@@ -191,6 +191,19 @@ import WaylandHarness
         }
     }
 
+    /// The daemon killed (no chance to unload anything): the script's watchdog finds its bus
+    /// name gone and unloads the script within its 10 s.
+    @Test func aKilledDaemonsScriptUnloadsItself() throws {
+        try withWaylandDaemon(.kwin, config: Self.config, kwinScripting: true) { f in
+            #expect(try Self.isScriptLoaded(f) == true)
+            let daemon = try #require(f.daemon)
+            #expect(daemon.signalAndWait(SIGKILL) != nil, "the daemon did not die of SIGKILL")
+            try eventually("KWin to unload the killed daemon's script", timeout: .seconds(15), every: .milliseconds(250)) {
+                try !Self.isScriptLoaded(f)
+            }
+        }
+    }
+
     static func isScriptLoaded(_ f: WaylandDaemonFixture) throws -> Bool {
         let run = try ProgramRun.run(["dbus-send", "--session", "--print-reply", "--dest=org.kde.KWin", "/Scripting",
                                       "org.kde.kwin.Scripting.isScriptLoaded", "string:clickaway"],
