@@ -62,7 +62,7 @@ public final class WaylandConnection {
     }
 
     /// A wl_display.sync sent now (flushed before the next sleep), not waited for.
-    public func syncPoint() -> SyncPoint { SyncPoint(display: pointer) }
+    public func syncPoint() -> SyncPoint { SyncPoint(connection: self) }
 
     /// One turn of the read protocol: dispatches what is queued, then waits at most
     /// `milliseconds` for the socket, reads and dispatches. Returns whether anything ran.
@@ -106,13 +106,18 @@ public final class WaylandConnection {
 
 /// A wl_display.sync: `isDone` once the compositor has handled every request sent before
 /// it; every event it sent before is dispatched by then. Learnt by dispatching, never waited for.
+/// Holds its connection: its callback is destroyed before the display is disconnected, even
+/// when it outlives the rest (a sync pending when the compositor went, its owner torn down
+/// after the connection's other holders: a use after free that crashed the daemon's exit).
 public final class SyncPoint {
     public private(set) var isDone = false
+    private let connection: WaylandConnection
     private var callback: OpaquePointer?
     private var listener: Listener<wl_callback_listener>?
 
-    init(display: OpaquePointer) {
-        callback = wl_display_sync(display)
+    init(connection: WaylandConnection) {
+        self.connection = connection
+        callback = wl_display_sync(connection.pointer)
         var functions = wl_callback_listener()
         functions.done = { data, _, _ in
             let me = owner(data, as: SyncPoint.self)

@@ -28,6 +28,22 @@ import WaylandHarness
         #expect(try Overlay(client: client).coveredOutputs.isEmpty)  // not configured before dispatching
     }
 
+    /// A sync pending when everything else lets go of the connection (the compositor gone,
+    /// the daemon exiting) keeps it: its callback is destroyed before the display is
+    /// disconnected, not after (a use after free that crashed one exit in CI).
+    @Test func aPendingSyncKeepsItsConnection() throws {
+        let sway = try HeadlessCompositor(.sway)
+        var client: WaylandClient? = try WaylandClient(display: sway.waylandSocket)
+        weak let connection = client?.connection
+        var sync: SyncPoint? = client?.connection.syncPoint()
+        sway.stop()
+        client = nil
+        #expect(connection != nil, "the connection went while a sync on it was pending")
+        #expect(sync?.isDone == false)
+        sync = nil
+        #expect(connection == nil)
+    }
+
     @Test func connectionBreaksWhenTheCompositorGoes() throws {
         let sway = try HeadlessCompositor(.sway)
         let client = try WaylandClient(display: sway.waylandSocket)
