@@ -605,7 +605,7 @@ final class X11Display: Display, PollSource {
         case .close(let client, let spec, let trigger): close(client, spec, trigger: trigger)
         case .sync(let id): startSync(id)
         case .probePointerGrab(let id): probePointerGrab(id)
-        case .pick(_, let done): done(.failure(Refusal("the daemon picks windows on sway only; on X11 clickawayctl pick grabs the pointer itself")))
+        case .pick(_, let done): done(.failure(Refusal("the daemon picks windows on sway and KWin only; on X11 clickawayctl pick grabs the pointer itself")))
         case .cancelPick: break
         }
     }
