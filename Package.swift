@@ -106,7 +106,7 @@ let package = Package(
         // A safe Swift layer over sd-bus: bounded calls, and calls to one exported object held
         // until answered; what KWin's scripting speaks.
         .target(name: "ClickawayDBus", dependencies: [
-            "CSystemdBus", "ClickawaySystem", .product(name: "SystemPackage", package: "swift-system"),
+            "CSystemdBus", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // A safe Swift layer over libwayland-client: the overlay, outputs, seat (pointer, touch,
         // pens), virtual pointer and fake input.

@@ -23,7 +23,7 @@
     X(sd_bus_get_unique_name) X(sd_bus_add_object) X(sd_bus_slot_unref) X(sd_bus_call) X(sd_bus_send) \
     X(sd_bus_message_new_method_call) X(sd_bus_message_new_method_return) X(sd_bus_message_append_basic) \
     X(sd_bus_message_peek_type) X(sd_bus_message_read_basic) X(sd_bus_message_set_expect_reply) \
-    X(sd_bus_message_get_member) X(sd_bus_message_get_sender) X(sd_bus_message_is_method_call) \
+    X(sd_bus_message_get_member) X(sd_bus_message_is_method_call) \
     X(sd_bus_message_ref) X(sd_bus_message_unref) X(sd_bus_reply_method_error) X(sd_bus_error_is_set) \
     X(sd_bus_error_free)
 
@@ -142,14 +142,12 @@ static inline int csdbus_send(sd_bus *bus, const char *destination, const char *
 // What a method call to an exported object says, valid while the call is.
 typedef struct {
     const char *member;
-    const char *sender;
     // The first argument when it is a string, else NULL.
     const char *argument;
 } csdbus_incoming;
 
 static inline int csdbus_read_incoming(sd_bus_message *call, csdbus_incoming *out) {
     out->member = csdbus()->sd_bus_message_get_member(call);
-    out->sender = csdbus()->sd_bus_message_get_sender(call);
     out->argument = NULL;
     char type = 0;
     const char *contents = NULL;

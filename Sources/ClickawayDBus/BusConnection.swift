@@ -1,5 +1,4 @@
 internal import CSystemdBus
-internal import ClickawaySystem
 internal import Glibc
 public import SystemPackage
 
@@ -23,7 +22,6 @@ public final class BusConnection {
     /// A method call to the exported object, until answered (`answer`).
     public struct Call: Sendable {
         public let member: String
-        public let sender: String
         /// The first argument when it is a string.
         public let argument: String?
         let id: Int
@@ -113,8 +111,7 @@ public final class BusConnection {
         guard csdbus_read_incoming(message, &incoming) > 0, let member = incoming.member else { return 0 }
         nextCall += 1
         held[nextCall] = csdbus_message_ref(message)
-        arrived.append(Call(member: String(cString: member), sender: incoming.sender.map { String(cString: $0) } ?? "",
-                            argument: incoming.argument.map { String(cString: $0) }, id: nextCall))
+        arrived.append(Call(member: String(cString: member), argument: incoming.argument.map { String(cString: $0) }, id: nextCall))
         return 1
     }
 
@@ -150,17 +147,6 @@ public final class BusConnection {
         guard let held = held.removeValue(forKey: call.id) else { return }
         defer { csdbus_message_unref(held) }
         _ = csdbus_reply_error(held, name, message)
-    }
-
-    /// Sends what is queued, waiting at most `milliseconds` (at stop).
-    public func flush(milliseconds: Int) {
-        var pending = pollfd(fd: csdbus_get_fd(bus), events: 0, revents: 0)
-        let deadline = MonotonicClock.milliseconds() + Int64(milliseconds)
-        while failure == nil, wantsToWrite, MonotonicClock.milliseconds() < deadline {
-            pending.events = Int16(POLLOUT)
-            _ = poll(&pending, 1, Int32(max(1, deadline - MonotonicClock.milliseconds())))
-            process()
-        }
     }
 
     private static func text(_ status: Int32) -> String { String(cString: strerror(-status)) }

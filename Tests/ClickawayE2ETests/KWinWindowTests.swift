@@ -205,12 +205,7 @@ import WaylandHarness
     }
 
     static func isScriptLoaded(_ f: WaylandDaemonFixture) throws -> Bool {
-        let run = try ProgramRun.run(["dbus-send", "--session", "--print-reply", "--dest=org.kde.KWin", "/Scripting",
-                                      "org.kde.kwin.Scripting.isScriptLoaded", "string:clickaway"],
-                                     environment: ["PATH": "/usr/bin:/bin", "DBUS_SESSION_BUS_ADDRESS": f.compositor.sessionBus!],
-                                     limit: .seconds(10))
-        guard run.status == 0 else { throw HarnessError("dbus-send isScriptLoaded: \(run.output)") }
-        return run.stdout.contains("boolean true")
+        try f.compositor.kwinScripting("isScriptLoaded", ["clickaway"]).contains("boolean true")
     }
 
     /// The windows of the open popup's family, from `status`.

@@ -1,3 +1,5 @@
+internal import ClickawayJSON
+
 /// The KWin script that is clickaway's window source on KWin, and the messages between it
 /// and the daemon: defined here once, the script written from it at start.
 ///
@@ -134,18 +136,6 @@ enum KWinScript {
         """
     }
 
-    /// `text` as a JavaScript string literal.
-    private static func jsString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            // Bus names and paths are ASCII; anything else would not reach the script as written.
-            case _ where scalar.value < 0x20 || scalar.value > 0x7e: out += "?"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    /// `text` as a JavaScript string literal: a JSON string is one.
+    private static func jsString(_ text: String) -> String { JSON.string(text).text }
 }

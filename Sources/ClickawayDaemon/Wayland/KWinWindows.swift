@@ -22,10 +22,9 @@ final class KWinWindows: RosterWindowSource, CompositorWindows {
     private struct Window {
         var id: UInt32
         var rect: Rect
+        /// With the process (`pid`): what matches and what `kill` ends.
         var properties: WindowMatch.Properties
-        var pid: Int32
         var parent: UInt32
-        var isPopup: Bool
         var visible: Bool
         var stacking: Int
     }
@@ -48,7 +47,7 @@ final class KWinWindows: RosterWindowSource, CompositorWindows {
     /// Pings sent and the last answered.
     private var ticketsSent = 0
     private var ticketsAnswered = 0
-    private(set) var closeRefusals: [UInt32] = []
+    private var closeRefusals: [UInt32] = []
     var hasCloseRefusals: Bool { !closeRefusals.isEmpty }
     /// Until the script's hello: when it is late.
     private let helloTimer = LoopTimer()
@@ -241,9 +240,8 @@ final class KWinWindows: RosterWindowSource, CompositorWindows {
         properties.window = id
         properties.pid = int("pid")
         known[id] = Window(id: id, rect: Rect(x: int("x"), y: int("y"), width: int("width"), height: int("height")),
-                           properties: properties, pid: int("pid"), parent: UInt32(clamping: description["parent"]?.intValue ?? 0),
-                           isPopup: isPopup, visible: description["visible"]?.boolValue != false,
-                           stacking: Int(description["stacking"]?.intValue ?? 0))
+                           properties: properties, parent: UInt32(clamping: description["parent"]?.intValue ?? 0),
+                           visible: description["visible"]?.boolValue != false, stacking: Int(description["stacking"]?.intValue ?? 0))
         dirty = true
     }
 
@@ -252,8 +250,7 @@ final class KWinWindows: RosterWindowSource, CompositorWindows {
     private func applyWindows() {
         dirty = false
         let now = MonotonicClock.milliseconds()
-        let shown = known.values.filter { $0.visible && $0.rect.width > 0 && $0.rect.height > 0 }
-            .sorted { ($0.stacking, $0.id) < ($1.stacking, $1.id) }
+        let shown = shownBottomToTop
         let present = Set(shown.map(\.id))
         for id in roster.entries.keys where !present.contains(id) { changed = roster.forget(id) || changed }
         let roles = Dictionary(uniqueKeysWithValues: shown.map { ($0.id, roster.model.roles(for: $0.properties)) })
@@ -262,11 +259,16 @@ final class KWinWindows: RosterWindowSource, CompositorWindows {
             let family = popupAncestor(of: window, roles)
             if family != nil { own.popup = nil }
             changed = roster.update(window.id, window: window.id, rect: window.rect, properties: window.properties,
-                                    details: window.pid, roles: own, family: family, tie: .transient, now: now) || changed
+                                    details: window.properties.pid, roles: own, family: family, tie: .transient, now: now) || changed
         }
         let order = shown.map(\.id).filter { roster[$0] != nil }
         changed = changed || order != roster.stacking
         roster.stacking = order
+    }
+
+    /// The windows on screen, bottom to top as KWin stacks them.
+    private var shownBottomToTop: [Window] {
+        known.values.filter { $0.visible && $0.rect.width > 0 && $0.rect.height > 0 }.sorted { ($0.stacking, $0.id) < ($1.stacking, $1.id) }
     }
 
     /// The nearest window above `window` in its chain of transient parents that is a popup
@@ -304,7 +306,7 @@ final class KWinWindows: RosterWindowSource, CompositorWindows {
 
     /// Asks the script to close the window as its close button would; for `kill`, ends its process.
     func close(_ window: UInt32, kill force: Bool) {
-        if force, let pid = known[window]?.pid, pid > 0, pid != getpid() {
+        if force, let pid = known[window]?.properties.pid, pid > 0, pid != getpid() {
             if Glibc.kill(pid, SIGKILL) != 0 {
                 logger.warning("cannot kill the process of window \(window) (pid \(pid)): \(String(cString: strerror(errno)))")
             }
@@ -328,11 +330,10 @@ final class KWinWindows: RosterWindowSource, CompositorWindows {
     }
 
     func view(at x: Int32, _ y: Int32) -> PickReply? {
-        let shown = known.values.filter(\.visible).sorted { ($0.stacking, $0.id) < ($1.stacking, $1.id) }
-        guard let window = shown.last(where: { $0.rect.contains(x: x, y: y) }) else { return nil }
+        guard let window = shownBottomToTop.last(where: { $0.rect.contains(x: x, y: y) }) else { return nil }
         let p = window.properties
         return PickReply(window: "\(window.id)", rect: window.rect, appId: p.appId, title: p.title, windowClass: p.windowClass,
-                         instance: p.instance, pid: window.pid)
+                         instance: p.instance, pid: p.pid)
     }
 
     /// Events come without asking.

@@ -46,7 +46,7 @@ final class SwayWindows: RosterWindowSource, CompositorWindows {
     /// The views changed (windows, their roles, places or stacking) since `takeChange()`.
     private var changed = false
     /// Windows sway refused to close (`close`), not told yet.
-    private(set) var closeRefusals: [UInt32] = []
+    private var closeRefusals: [UInt32] = []
     var hasCloseRefusals: Bool { !closeRefusals.isEmpty }
     private(set) var failure: String?
 

@@ -143,7 +143,6 @@ public final class HeadlessCompositor {
     /// scripts not running yet); it unloads itself at its end. KWin evaluates it after
     /// answering: the caller waits for what it does.
     public func runKWinScript(_ script: String) throws {
-        guard let bus = sessionBus else { throw HarnessError("\(kind) runs no KWin scripts") }
         scriptsRun += 1
         let path = "\(runtimeDirectory)/test-script-\(scriptsRun).js"
         try TestFiles.write(script + """
@@ -152,12 +151,19 @@ public final class HeadlessCompositor {
 
             """, to: path)
         chmod(path, 0o644)
-        for call in [["/Scripting", "org.kde.kwin.Scripting.loadScript", "string:\(path)", "string:clickaway-test-\(scriptsRun)"],
-                     ["/Scripting", "org.kde.kwin.Scripting.start"]] {
-            let run = try ProgramRun.run(["dbus-send", "--session", "--print-reply", "--dest=org.kde.KWin"] + call,
-                                         environment: ["PATH": "/usr/bin:/bin", "DBUS_SESSION_BUS_ADDRESS": bus], limit: .seconds(10))
-            guard run.status == 0 else { throw HarnessError("dbus-send \(call.joined(separator: " ")) exited \(run.status): \(run.output)") }
-        }
+        _ = try kwinScripting("loadScript", [path, "clickaway-test-\(scriptsRun)"])
+        _ = try kwinScripting("start")
+    }
+
+    /// Calls `org.kde.kwin.Scripting.<member>` on KWin's bus (dbus-send), with string
+    /// arguments; returns what dbus-send printed of the reply.
+    public func kwinScripting(_ member: String, _ arguments: [String] = []) throws -> String {
+        guard let bus = sessionBus else { throw HarnessError("\(kind) has no KWin scripting") }
+        let call = ["/Scripting", "org.kde.kwin.Scripting.\(member)"] + arguments.map { "string:\($0)" }
+        let run = try ProgramRun.run(["dbus-send", "--session", "--print-reply", "--dest=org.kde.KWin"] + call,
+                                     environment: ["PATH": "/usr/bin:/bin", "DBUS_SESSION_BUS_ADDRESS": bus], limit: .seconds(10))
+        guard run.status == 0 else { throw HarnessError("dbus-send \(call.joined(separator: " ")) exited \(run.status): \(run.output)") }
+        return run.stdout
     }
 
     public func stop() {
