@@ -313,7 +313,7 @@ final class Daemon {
             lastError = refusal.message
             lastErrorIsRejection = false
             monitor.send(.grabRefused(refusal))
-            supervision.status(statusLine())
+            reportStatus()
         case .switchedBackend(let backend, let reason):
             monitor.send(.backend(backend: backend, reason: reason))
             unsettled = true
@@ -496,7 +496,7 @@ final class Daemon {
             startSync(.announce)
         }
         if announcementsWait == 0 { monitor.announce(engine.open, windows: display.windows, describe: openPopup) }
-        supervision.status(statusLine())
+        reportStatus()
     }
 
     /// The engine with the open popups and the window areas the display knows now: what a
@@ -559,6 +559,26 @@ final class Daemon {
         return OpenPopup(popup: name, window: instance.id.window.map(display.windows.describe), rect: instance.rect,
                          runtime: runtime.contains(name), members: members.map { display.windows.describe($0.window) },
                          ties: members.map(\.tie.rawValue))
+    }
+
+    /// What `statusLine()` says, compared before the line is built: a burst of windows
+    /// settles hundreds of times a second, and few of those change it.
+    private struct StatusFacts: Equatable {
+        var popups: Int
+        var open: Int
+        var intercepting: Bool
+        var running: RunningConfig
+        var rejected: Bool
+    }
+    private var statusFacts: StatusFacts?
+
+    /// Gives systemd the status line when what it says changed.
+    func reportStatus() {
+        let facts = StatusFacts(popups: config.popupCount, open: engine.open.count, intercepting: display.state.isIntercepting,
+                                running: running, rejected: rejected != nil)
+        guard facts != statusFacts else { return }
+        statusFacts = facts
+        supervision.status(statusLine())
     }
 
     func statusLine() -> String {
