@@ -105,8 +105,9 @@ final class GnomeDisplay: Display, PollSource {
     }
 
     /// What GNOME Shell says of the extension (`org.gnome.Shell.Extensions.GetExtensionInfo`):
-    /// nil when it is enabled and of this daemon's version, a sentence when it is disabled
-    /// (the daemon waits for it); throws when it is missing, failed or of another version.
+    /// nil when it is enabled and of this daemon's version, a sentence when it is disabled or
+    /// the Shell does not answer (the daemon waits for it); throws when it is missing, failed
+    /// or of another version.
     private static func checkExtension(_ bus: BusConnection) throws -> String? {
         let uuid = GnomeProtocol.uuid
         let info: [String: String]
@@ -114,7 +115,8 @@ final class GnomeDisplay: Display, PollSource {
             info = try bus.callDictionary("org.gnome.Shell.Extensions", "/org/gnome/Shell/Extensions", "org.gnome.Shell.Extensions",
                                           "GetExtensionInfo", uuid, milliseconds: callLimitMs)
         } catch {
-            throw Unavailable(isGnome: true, reason: "cannot ask GNOME Shell about its extensions: \(error)")
+            // A Shell still starting, or too busy to answer in time: the extension's hello says its version.
+            return "GNOME Shell did not say whether its extension \(uuid) is enabled (\(error)): waiting for it to connect"
         }
         let relogin = "then log out and in again (GNOME Shell on Wayland finds new extensions only when it starts)"
         guard let state = info["state"].flatMap(Double.init) else {
@@ -218,6 +220,9 @@ final class GnomeDisplay: Display, PollSource {
             }
         case .layerDown:
             logger.warning("GNOME Shell's extension took its layer down (\(message["why"]?.stringValue ?? "no reason given")): sending it again")
+            // The clicks it gave up on went nowhere: they dismiss nothing now, late.
+            for (_, held) in clicks { bus.answer(held, "[]") }
+            clicks.removeAll()
             sentHoles = .none
             sentEscape = nil
             sendInterception()

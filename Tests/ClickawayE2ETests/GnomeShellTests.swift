@@ -1,0 +1,251 @@
+import ClickawayControl
+import ClickawayCore
+import ClickawayJSON
+import Foundation
+import ProcessSupport
+import Testing
+import WaylandHarness
+
+/// Popups on headless GNOME Shell 43 through clickaway's Shell extension: real GTK programs
+/// (a small GTK 3 program, yad) are the popups and the windows around them, and say what
+/// reached them; the clicks come from a Clutter virtual pointer in the Shell, as a mouse's
+/// would. Each test has a Shell of its own.
+@Suite(.serialized) struct GnomeShellTests {
+    static let popupAppId = "clickaway-gnome-popup"
+
+    /// The steps follow each other within milliseconds here: no grace period.
+    static let config = """
+        [defaults]
+        grace_ms = 0
+
+        [[popup]]
+        name = "gtk"
+        window = { app_id = "\(popupAppId)" }
+        escape = true
+
+        [[popup]]
+        name = "calendar"
+        window = { class = "yad" }
+        outside_click = "replay"
+
+        [[popup]]
+        name = "panel"
+        rect = [100, 100, 300, 200]
+        anchors = [ { rect = [600, 100, 300, 200] } ]
+        """
+
+    /// Where the tests put the popup's window and the window beside it.
+    static let popupPlace = (x: Int32(100), y: Int32(100))
+    static let otherPlace = (x: Int32(600), y: Int32(100))
+    /// A point on the desktop, on no window.
+    static let desktop = (x: Int32(1000), y: Int32(700))
+
+    /// The popup's window (by app_id) and another one beside it, both placed, the popup open.
+    private static func popupAndOther(_ f: GnomeDaemonFixture, _ events: EventStream) throws
+        -> (popup: GnomeGTKProgram, other: GnomeGTKProgram, rect: Rect) {
+        let other = try GnomeGTKProgram(f, name: "other", appId: "clickaway-gnome-other")
+        try f.shell.moveWindow(titled: "other", to: otherPlace.x, otherPlace.y)
+        let popup = try GnomeGTKProgram(f, name: "popup", appId: popupAppId)
+        #expect(try events.await(.opened)["popup"]?.stringValue == "gtk")
+        try f.shell.moveWindow(titled: "popup", to: popupPlace.x, popupPlace.y)
+        let rect = try f.frame(of: "popup")
+        #expect((rect.x, rect.y) == popupPlace, "\(rect)")
+        try f.eventually("the daemon to see the popup where GNOME Shell put it") { try f.report().open.first?.rect == rect }
+        return (popup, other, rect)
+    }
+
+    /// A window popup matched by app_id: its frame is its hole, so a click inside reaches it
+    /// and never the daemon; a click on another window dismisses it, GNOME Shell asks it to
+    /// close, and the click is swallowed: the other window gets nothing.
+    @Test func aWindowMatchedByAppIdPassesInsideClicksAndSwallowsOutsideOnes() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let (popup, other, rect) = try Self.popupAndOther(f, events)
+            defer { popup.stop(); other.stop() }
+            let status = try f.report()
+            #expect(status.backend == "gnome", "\(status.text)")
+            guard case .wayland(let wayland) = status.display else { throw HarnessError("not a Wayland status: \(status.text)") }
+            #expect(wayland.gnome?.connected == true && wayland.gnome?.shell.hasPrefix("43") == true, "\(status.text)")
+            #expect(try f.ctl(["status"]).stdout.contains("gnome:    1 windows with a role"))
+
+            // Inside, on its last pixel: the program gets the press, the daemon hears nothing.
+            try f.click(rect.x + rect.width - 1, rect.y + rect.height - 1)
+            _ = try popup.awaitLine(startingWith: "press popup", "the press inside to reach the popup")
+            #expect(!f.log.contains("button=1"), "the inside click reached the daemon:\n\(f.log)")
+            #expect(try f.openPopups() == ["gtk"])
+
+            // On the other window: dismissed, closed, swallowed.
+            let otherRect = try f.frame(of: "other")
+            try f.click(otherRect.x + otherRect.width / 2, otherRect.y + otherRect.height / 2)
+            #expect(try events.await(.dismissed)["popups"] == .array([.string("gtk")]))
+            try popup.awaitLine("popup deleted", "GNOME Shell to ask the popup to close")
+            try f.sync()
+            try other.ping()
+            #expect(other.presses.isEmpty, "the swallowed click reached the other window: \(other.presses)")
+        }
+    }
+
+    /// yad matched by class, with outside_click = "replay": a click on another window
+    /// dismisses it (yad, asked to close, exits) and then reaches that window, exactly once.
+    @Test func aReplayedOutsideClickReachesTheWindowBelowExactlyOnce() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let other = try GnomeGTKProgram(f, name: "other", appId: "clickaway-gnome-other")
+            defer { other.stop() }
+            try f.shell.moveWindow(titled: "other", to: Self.otherPlace.x, Self.otherPlace.y)
+            let yad = try ChildProcess(["yad", "--text=clickaway", "--title=gnome-yad", "--width=300", "--height=150"],
+                                       environment: GnomeGTKProgram.environment(f))
+            defer { yad.stop() }
+            #expect(try events.await(.opened, timeoutMs: 20_000)["popup"]?.stringValue == "calendar")
+            try f.shell.moveWindow(titled: "gnome-yad", to: Self.popupPlace.x, Self.popupPlace.y)
+            let otherRect = try f.frame(of: "other")
+            try f.click(otherRect.x + 40, otherRect.y + otherRect.height / 2)
+            #expect(try events.await(.dismissed)["popups"] == .array([.string("calendar")]))
+            _ = try other.awaitLine(startingWith: "press other", "the replayed click to reach the other window")
+            try eventually("yad to exit", timeout: .seconds(10), every: .milliseconds(20)) { !yad.isRunning }
+            try f.sync()
+            try other.ping()
+            #expect(other.presses.count == 1, "the other window got \(other.presses)")
+            #expect(try f.openPopups().isEmpty)
+        }
+    }
+
+    /// A rect popup opened by clickawayctl, with an anchor over another window: a click on
+    /// the anchor reaches that window and dismisses nothing; a click on the desktop dismisses it.
+    @Test func aRectPopupsAnchorPassesAndTheDesktopDismisses() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let other = try GnomeGTKProgram(f, name: "other", appId: "clickaway-gnome-other")
+            defer { other.stop() }
+            try f.shell.moveWindow(titled: "other", to: Self.otherPlace.x, Self.otherPlace.y)
+            try f.ctlOK(["open", "panel"])
+            #expect(try events.await(.opened)["popup"]?.stringValue == "panel")
+            #expect(try f.shell.hasLayer())
+            try f.click(Self.otherPlace.x + 50, Self.otherPlace.y + 50)
+            _ = try other.awaitLine(startingWith: "press other", "the click on the anchor to reach the window under it")
+            #expect(try f.openPopups() == ["panel"])
+            try f.click(Self.desktop.x, Self.desktop.y)
+            #expect(try events.await(.dismissed)["popups"] == .array([.string("panel")]))
+            try f.eventually("the layer to go with the last popup") { try !f.shell.hasLayer() }
+        }
+    }
+
+    /// A dialog transient for the popup is inside it; the popup moved by GNOME Shell takes its
+    /// hole along: a click at the new place reaches it, one where it was dismisses it.
+    @Test func aTransientDialogIsInsideAndAMovedWindowsHoleFollows() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let (popup, other, rect) = try Self.popupAndOther(f, events)
+            defer { popup.stop(); other.stop() }
+
+            try popup.send("dialog")
+            try f.eventually("the dialog in the popup's family") { try f.report().open.first?.members.count == 1 }
+            let dialog = try f.frame(of: "popup-dialog")
+            // A point of the dialog outside the popup's own frame.
+            let point = dialog.x + dialog.width - 5 > rect.x + rect.width
+                ? (dialog.x + dialog.width - 5, dialog.y + dialog.height / 2) : (dialog.x + dialog.width / 2, dialog.y + dialog.height - 5)
+            #expect(!rect.contains(x: point.0, y: point.1), "dialog \(dialog) inside popup \(rect)")
+            try f.click(point.0, point.1)
+            _ = try popup.awaitLine(startingWith: "press popup-dialog", "the press on the dialog to reach it")
+            #expect(try f.openPopups() == ["gtk"])
+            try popup.send("close-dialog")
+            try f.eventually("the dialog to leave the family") { try f.report().open.first?.members.isEmpty == true }
+
+            try f.shell.moveWindow(titled: "popup", to: 300, 400)
+            let moved = try f.frame(of: "popup")
+            try f.eventually("the daemon to see the popup at (300, 400)") { try f.report().open.first?.rect == moved }
+            try f.click(moved.x + 10, moved.y + moved.height - 10)
+            try popup.awaitPresses(1, on: "popup", "the press at the new place to reach the popup")
+            #expect(try f.openPopups() == ["gtk"])
+            try f.click(rect.x + 10, rect.y + 10)
+            #expect(try events.await(.dismissed)["popups"] == .array([.string("gtk")]))
+            try popup.awaitLine("popup deleted", "GNOME Shell to ask the popup to close")
+        }
+    }
+
+    /// The daemon stopped or killed with a popup open: the extension sees its name leave the
+    /// bus and takes the layer down, so the desktop stays clickable.
+    @Test(arguments: [SIGTERM, SIGKILL]) func theDaemonGoneLeavesTheDesktopClickable(signal: Int32) throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let (popup, other, _) = try Self.popupAndOther(f, events)
+            defer { popup.stop(); other.stop() }
+            #expect(try f.shell.hasLayer())
+            let daemon = try #require(f.daemon)
+            #expect(daemon.signalAndWait(signal) != nil, "the daemon did not exit on signal \(signal)")
+            try eventually("the extension to take its layer down", timeout: .seconds(5), every: .milliseconds(20)) { try !f.shell.hasLayer() }
+            let otherRect = try f.frame(of: "other")
+            try f.shell.click(otherRect.x + 30, otherRect.y + otherRect.height / 2)
+            _ = try other.awaitLine(startingWith: "press other", "the click to reach the other window without the daemon")
+        }
+    }
+
+    /// The daemon stopped (SIGSTOP) with a popup open: the press it does not answer within
+    /// 1 s takes the layer down, and the next click reaches the window; once the daemon runs
+    /// again it puts the layer back.
+    @Test func aStalledDaemonsLayerGoesAfterASecond() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let (popup, other, _) = try Self.popupAndOther(f, events)
+            defer { popup.stop(); other.stop() }
+            let daemon = try #require(f.daemon)
+            kill(daemon.pid, SIGSTOP)
+            defer { kill(daemon.pid, SIGCONT) }
+            let otherRect = try f.frame(of: "other")
+            try f.shell.click(otherRect.x + 30, otherRect.y + 30)
+            try eventually("the unanswered press to take the layer down", timeout: .seconds(5), every: .milliseconds(20)) { try !f.shell.hasLayer() }
+            try f.shell.click(otherRect.x + 40, otherRect.y + 40)
+            try other.awaitPresses(1, on: "other", "the click to reach the other window while the daemon is stopped")
+            kill(daemon.pid, SIGCONT)
+            try f.eventually("the daemon to put the layer back") { try f.shell.hasLayer() }
+            #expect(try f.openPopups() == ["gtk"])
+        }
+    }
+
+    /// Escape, with a popup that wants it open: dismissed, and the focused window never sees it.
+    @Test func escapeDismissesAndIsTakenFromTheFocusedWindow() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let (popup, other, rect) = try Self.popupAndOther(f, events)
+            defer { popup.stop(); other.stop() }
+            // Focus the popup with a click inside it.
+            try f.click(rect.x + 20, rect.y + rect.height - 20)
+            _ = try popup.awaitLine(startingWith: "press popup", "the click to focus the popup")
+            try f.shell.key(0xff1b)
+            #expect(try events.await(.dismissed)["popups"] == .array([.string("gtk")]))
+            try popup.awaitLine("popup deleted", "GNOME Shell to ask the popup to close")
+            #expect(!popup.printed.contains("key popup Escape"), "the popup got the Escape key")
+        }
+    }
+
+    /// Installed but disabled: the daemon says what to run and waits; enabled, it connects
+    /// and popups work; disabled again, the layer goes and the daemon waits again.
+    @Test func aDisabledExtensionIsWaitedForAndFollowed() throws {
+        try withGnomeDaemon(config: Self.config, extensionState: "disabled") { f in
+            #expect(f.log.contains("gnome-extensions enable \(HeadlessGnomeShell.uuid)"), "\(f.log)")
+            let waiting = try f.ctl(["status"]).stdout
+            #expect(waiting.contains("is not connected"), "\(waiting)")
+            let enable = try f.shell.extensions(["enable", HeadlessGnomeShell.uuid])
+            #expect(enable.status == 0, "\(enable.output)")
+            try f.eventually("the extension to connect") { try f.status()["gnome"]?["connected"]?.boolValue == true }
+            let events = try f.monitor()
+            let (popup, other, _) = try Self.popupAndOther(f, events)
+            defer { popup.stop(); other.stop() }
+            #expect(try f.shell.hasLayer())
+            let disable = try f.shell.extensions(["disable", HeadlessGnomeShell.uuid])
+            #expect(disable.status == 0, "\(disable.output)")
+            try f.eventually("the daemon to see the extension go") { try f.status()["gnome"]?["connected"]?.boolValue == false }
+            #expect(try !f.shell.hasLayer())
+        }
+    }
+
+    /// No extension: the daemon does not start, and says what to run.
+    @Test func aMissingExtensionSaysWhatToRun() throws {
+        try withGnomeDaemon(config: Self.config, extensionState: "missing", start: false) { f in
+            #expect(throws: HarnessError.self) { try f.startDaemon() }
+            #expect(f.daemon?.waitForExit(within: .seconds(5)) == 69, "\(f.log)")
+            #expect(f.log.contains("GNOME Shell has no extension \(HeadlessGnomeShell.uuid)") && f.log.contains("make install")
+                    && f.log.contains("gnome-extensions enable"), "\(f.log)")
+        }
+    }
+}
