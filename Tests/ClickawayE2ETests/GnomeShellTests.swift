@@ -29,6 +29,10 @@ import WaylandHarness
         outside_click = "replay"
 
         [[popup]]
+        name = "terminal"
+        window = { app_id = "clickaway-gnome-foot" }
+
+        [[popup]]
         name = "panel"
         rect = [100, 100, 300, 200]
         anchors = [ { rect = [600, 100, 300, 200] } ]
@@ -107,6 +111,22 @@ import WaylandHarness
             try other.ping()
             #expect(other.presses.count == 1, "the other window got \(other.presses)")
             #expect(try f.openPopups().isEmpty)
+        }
+    }
+
+    /// foot, a terminal that is no GTK program, matched by app_id: a click on the desktop
+    /// dismisses it, and foot, asked to close by GNOME Shell, exits.
+    @Test func footMatchedByAppIdClosesOnAClickOnTheDesktop() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let foot = try ChildProcess(["foot", "--app-id", "clickaway-gnome-foot", "--title", "gnome-foot", "--window-size-pixels", "400x300",
+                                         "sleep", "300"], environment: GnomeGTKProgram.environment(f))
+            defer { foot.stop() }
+            #expect(try events.await(.opened, timeoutMs: 20_000)["popup"]?.stringValue == "terminal")
+            try f.shell.moveWindow(titled: "gnome-foot", to: Self.popupPlace.x, Self.popupPlace.y)
+            try f.click(Self.desktop.x, Self.desktop.y)
+            #expect(try events.await(.dismissed)["popups"] == .array([.string("terminal")]))
+            try eventually("foot to exit", timeout: .seconds(10), every: .milliseconds(20)) { !foot.isRunning }
         }
     }
 
