@@ -222,6 +222,27 @@ import WaylandHarness
         }
     }
 
+    /// GNOME Shell restarted (a crash, a new login): the windows go with it, the daemon waits,
+    /// and the new Shell's extension connects by itself; popups work again.
+    @Test func theDaemonFollowsGnomeShellRestarting() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let (popup, other, _) = try Self.popupAndOther(f, events)
+            defer { popup.stop(); other.stop() }
+            try f.shell.restartShell()
+            try f.eventually("the popup to close with the Shell's windows", timeout: .seconds(10)) { try f.openPopups().isEmpty }
+            try f.eventually("the new Shell's extension to connect", timeout: .seconds(10)) {
+                f.log.components(separatedBy: "GNOME Shell's extension connected").count == 3
+            }
+            let again = try GnomeGTKProgram(f, name: "again", appId: Self.popupAppId)
+            defer { again.stop() }
+            #expect(try events.await(.opened)["popup"]?.stringValue == "gtk")
+            try f.click(Self.desktop.x, Self.desktop.y)
+            #expect(try events.await(.dismissed)["popups"] == .array([.string("gtk")]))
+            try again.awaitLine("again deleted", "GNOME Shell to ask the new popup to close")
+        }
+    }
+
     /// Escape, with a popup that wants it open: dismissed, and the focused window never sees it.
     @Test func escapeDismissesAndIsTakenFromTheFocusedWindow() throws {
         try withGnomeDaemon(config: Self.config) { f in

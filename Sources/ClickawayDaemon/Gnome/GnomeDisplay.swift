@@ -153,7 +153,9 @@ final class GnomeDisplay: Display, PollSource {
             || gnomeWindows.hasChange || syncs.first.map(isDone) == true || (broken != nil && !lostTold)
     }
 
-    func pollReturned(_ readiness: Readiness) { read() }
+    func pollReturned(_ readiness: Readiness) {
+        if !readiness.isEmpty { read() }
+    }
 
     func register(with loop: PollLoop) {
         loop.add(self)
@@ -327,6 +329,7 @@ final class GnomeDisplay: Display, PollSource {
             let (click, call) = clicks.removeFirst()
             let id = Int64(bitPattern: click.token.first)
             if click.isPress { heldPresses[id] = call } else { heldReleases[id] = call }
+            logger.debug("GNOME Shell \(click.isPress ? "press" : "release") \(id) of button \(click.button) at (\(click.x), \(click.y))")
             return .click(click)
         }
         if !escapes.isEmpty { return .escapeKey(escapes.removeFirst()) }

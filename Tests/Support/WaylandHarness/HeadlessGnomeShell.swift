@@ -68,6 +68,24 @@ public final class HeadlessGnomeShell {
 
     deinit { stop() }
 
+    /// GNOME Shell stopped and started again on the same buses, as after a crash or a new
+    /// login: its Wayland clients die with it, and it enables the extension again as it starts.
+    public func restartShell(timeout: Duration = .seconds(20)) throws {
+        shell?.stop()
+        shell = nil
+        var failures: [String] = []
+        while shell == nil {
+            do {
+                try startShell(timeout: timeout)
+            } catch {
+                failures.append("\(error)")
+                shell?.stop()
+                shell = nil
+                guard failures.count < 3 else { throw HarnessError("GNOME Shell did not start again:\n" + failures.joined(separator: "\n")) }
+            }
+        }
+    }
+
     public func stop() {
         guard !stopped else { return }
         stopped = true
