@@ -114,6 +114,25 @@ import WaylandHarness
         }
     }
 
+    /// A button the popup does not list (8, back) dismisses nothing and passes: the layer,
+    /// which stays, lets the click through a pinhole to the window below, exactly once.
+    @Test func anUnlistedButtonGoesThroughTheLayerToTheWindowOnce() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let (popup, other, _) = try Self.popupAndOther(f, events)
+            defer { popup.stop(); other.stop() }
+            let otherRect = try f.frame(of: "other")
+            try f.click(otherRect.x + 30, otherRect.y + otherRect.height / 2, button: 8)
+            try other.awaitPresses(1, on: "other", "the click of button 8 to reach the other window")
+            #expect(other.presses.allSatisfy { $0.hasSuffix(" 8") }, "\(other.presses)")
+            try f.sync()
+            try other.ping()
+            #expect(other.presses.count == 1, "the other window got \(other.presses)")
+            #expect(try f.openPopups() == ["gtk"])
+            #expect(try f.shell.hasLayer())
+        }
+    }
+
     /// foot, a terminal that is no GTK program, matched by app_id: a click on the desktop
     /// dismisses it, and foot, asked to close by GNOME Shell, exits.
     @Test func footMatchedByAppIdClosesOnAClickOnTheDesktop() throws {
