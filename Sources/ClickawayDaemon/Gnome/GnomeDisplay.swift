@@ -284,19 +284,24 @@ final class GnomeDisplay: Display, PollSource {
             default: nil
             }
         }
-        guard let x = number("x"), let y = number("y"), let button = message["button"]?.intValue.flatMap(UInt8.init(exactly:)) else {
-            return nil
-        }
+        guard let x = number("x"), let y = number("y"), x.isFinite, y.isFinite,
+              let button = message["button"]?.intValue.flatMap(UInt8.init(exactly:)) else { return nil }
         let id = message["id"]?.intValue ?? 0
-        return Click(isPress: isPress, button: button, x: Int32(clamping: Int64(x.rounded(.down))), y: Int32(clamping: Int64(y.rounded(.down))),
+        return Click(isPress: isPress, button: button, x: Self.coordinate(x), y: Self.coordinate(y),
                      time: MonotonicClock.milliseconds(), releaseGoesElsewhere: false, token: InputToken(UInt64(bitPattern: id)))
     }
+
+    /// A place the extension says, as a whole pixel within what any screen could be: what
+    /// comes over the bus must not make the daemon's arithmetic overflow.
+    static func coordinate(_ value: Double) -> Int32 { Int32(max(-Self.coordinateLimit, min(Self.coordinateLimit, value.rounded(.down)))) }
+    static func coordinate(_ value: Int64) -> Int32 { Int32(max(-Int64(Self.coordinateLimit), min(Int64(Self.coordinateLimit), value))) }
+    static let coordinateLimit: Double = 1_048_576
 
     private func takeMonitors(_ monitors: [JSON]) {
         var named: [String: Rect] = [:]
         var all: Rect?
         for (index, m) in monitors.enumerated() {
-            func int(_ key: String) -> Int32 { Int32(clamping: m[key]?.intValue ?? 0) }
+            func int(_ key: String) -> Int32 { Self.coordinate(m[key]?.intValue ?? 0) }
             let rect = Rect(x: int("x"), y: int("y"), width: int("width"), height: int("height"))
             named[m["name"]?.stringValue ?? "monitor-\(index)"] = rect
             all = all.map { a in
@@ -328,7 +333,9 @@ final class GnomeDisplay: Display, PollSource {
         if !clicks.isEmpty {
             let (click, call) = clicks.removeFirst()
             let id = Int64(bitPattern: click.token.first)
-            if click.isPress { heldPresses[id] = call } else { heldReleases[id] = call }
+            // An id told twice (only a broken extension would) leaves no call held for ever.
+            let earlier = click.isPress ? heldPresses.updateValue(call, forKey: id) : heldReleases.updateValue(call, forKey: id)
+            if let earlier { bus.answer(earlier, "[]") }
             logger.debug("GNOME Shell \(click.isPress ? "press" : "release") \(id) of button \(click.button) at (\(click.x), \(click.y))")
             return .click(click)
         }
@@ -336,8 +343,11 @@ final class GnomeDisplay: Display, PollSource {
         if !grabProbes.isEmpty { return .pointerGrab(grabProbes.removeFirst(), heldBy: nil) }
         if let sync = syncs.first, isDone(sync) {
             syncs.removeFirst()
-            let late = sync.ticket != nil && ticketsAnswered < sync.ticket! && extensionPeer != nil
-            return .synced(sync.id, failure: late ? "GNOME Shell's extension did not answer within \(Self.syncLimitMs) ms" : nil)
+            var failure: String?
+            if let ticket = sync.ticket, ticketsAnswered < ticket, extensionPeer != nil {
+                failure = "GNOME Shell's extension did not answer within \(Self.syncLimitMs) ms"
+            }
+            return .synced(sync.id, failure: failure)
         }
         guard !lostTold, let broken else { return nil }
         lostTold = true

@@ -52,12 +52,12 @@ final class GnomeWindows: RosterWindowSource {
 
     func take(_ description: JSON) {
         guard let id = description["id"]?.intValue.flatMap(UInt32.init(exactly:)) else { return }
-        func int(_ key: String) -> Int32 { Int32(clamping: description[key]?.intValue ?? 0) }
+        func int(_ key: String) -> Int32 { GnomeDisplay.coordinate(description[key]?.intValue ?? 0) }
         func text(_ key: String) -> String? { description[key]?.stringValue }
         var properties = WindowMatch.Properties(windowClass: text("wmClass"), instance: text("instance"), title: text("title"),
                                                 types: text("type").map { [$0] } ?? [], appId: text("appId"))
         properties.window = id
-        properties.pid = int("pid")
+        properties.pid = Int32(clamping: description["pid"]?.intValue ?? 0)
         properties.transientFor = UInt32(clamping: description["parent"]?.intValue ?? 0)
         known[id] = Window(rect: Rect(x: int("x"), y: int("y"), width: int("width"), height: int("height")), properties: properties,
                            parent: properties.transientFor, visible: description["visible"]?.boolValue != false)
