@@ -31,7 +31,8 @@ public final class HeadlessGnomeShell {
     private var stopped = false
 
     /// `extensionState`: "enabled" (in enabled-extensions at start), "disabled" (installed,
-    /// not enabled), "missing" (not installed).
+    /// not enabled), "missing" (not installed), "other-version" (enabled, its metadata's
+    /// version not this clickaway's), "out-of-date" (enabled, made for GNOME Shell 99 only).
     public init(extensionState: String = "enabled", timeout: Duration = .seconds(20), attempts: Int = 3) throws {
         var template = Array("/tmp/clickaway-gnome-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
@@ -124,6 +125,14 @@ public final class HeadlessGnomeShell {
             let build = try ProgramRun.run([Self.repository + "/data/gnome-shell/build", built], environment: ["PATH": "/usr/bin:/bin"])
             guard build.status == 0 else { throw HarnessError("data/gnome-shell/build failed: \(build.output)") }
             try FileManager.default.moveItem(atPath: built + "/imports/" + Self.uuid, toPath: extensions + "/" + Self.uuid)
+            // An extension of another clickaway, or made for another GNOME Shell.
+            let metadata = extensions + "/" + Self.uuid + "/metadata.json"
+            let text = try String(contentsOfFile: metadata, encoding: .utf8)
+            switch extensionState {
+            case "other-version": try TestFiles.write(text.replacing(/"version": \d+/, with: "\"version\": 999"), to: metadata)
+            case "out-of-date": try TestFiles.write(text.replacing(/"shell-version": \[[^\]]*\]/, with: "\"shell-version\": [\"99\"]"), to: metadata)
+            default: break
+            }
         }
         // A session bus that also lets root in: the tests (and the daemon under test) run as
         // root while the Shell and its bus run as nobody, and a bus admits its own user only.
@@ -151,7 +160,7 @@ public final class HeadlessGnomeShell {
                 return FileManager.default.fileExists(atPath: path)
             }
         }
-        let enabled = extensionState == "enabled" ? "['\(Self.uuid)']" : "[]"
+        let enabled = ["missing", "disabled"].contains(extensionState) ? "[]" : "['\(Self.uuid)']"
         let set = try ProgramRun.run(asItsUser(["gsettings", "set", "org.gnome.shell", "enabled-extensions", enabled]), environment: [:])
         guard set.status == 0 else { throw HarnessError("gsettings set enabled-extensions failed: \(set.output)") }
     }
