@@ -79,7 +79,9 @@ func withGnomeDaemon(config: String, extensionState: String = "enabled", start: 
 /// title and size asked for. It prints each press on its windows (`press NAME X Y B`, `press
 /// NAME-dialog X Y B`), each key (`key NAME KEYNAME`), `NAME deleted` when asked to close, and
 /// `mapped NAME`; commands on a fifo: `dialog` (a Gtk.Dialog transient for the window,
-/// 420x260), `close-dialog`, `ping N` (`pong N` once the Shell has answered a round trip).
+/// 420x260), `close-dialog`, `ping N` (`pong N` once the Shell has answered a round trip);
+/// with `combo: true` a combo box of six items at its top (`chosen ITEM`), and `dropdown`
+/// opens its list.
 final class GnomeGTKProgram {
     static let script = #"""
         import os, sys
@@ -89,6 +91,7 @@ final class GnomeGTKProgram {
         from gi.repository import Gdk, Gtk, GLib
 
         name, app_id, width, height = sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+        with_combo = len(sys.argv) > 6 and sys.argv[6] == "combo"
         GLib.set_prgname(app_id)
         commands = os.open(sys.argv[1], os.O_RDWR | os.O_NONBLOCK)
         pending = b""
@@ -118,6 +121,16 @@ final class GnomeGTKProgram {
         window.connect("delete-event", lambda *a: (say(name + " deleted"), False)[1])
         window.connect("destroy", lambda *a: Gtk.main_quit())
         window.connect("map-event", lambda *a: say("mapped " + name))
+        combo = None
+        if with_combo:
+            combo = Gtk.ComboBoxText()
+            for item in ["one", "two", "three", "four", "five", "six"]:
+                combo.append_text(item)
+            combo.set_active(0)
+            combo.connect("changed", lambda c: say("chosen " + c.get_active_text()))
+            box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
+            box.pack_start(combo, False, False, 0)
+            window.add(box)
         window.show_all()
 
         def command(fd, condition):
@@ -138,6 +151,8 @@ final class GnomeGTKProgram {
                 elif words[0] == "close-dialog" and dialog is not None:
                     dialog.destroy()
                     dialog = None
+                elif words[0] == "dropdown" and combo is not None:
+                    combo.popup()
                 elif words[0] == "ping":
                     Gdk.Display.get_default().sync()
                     say("pong " + words[1])
@@ -160,14 +175,14 @@ final class GnomeGTKProgram {
          "WAYLAND_DISPLAY": f.shell.waylandSocket, "GDK_BACKEND": "wayland", "NO_AT_BRIDGE": "1", "GSETTINGS_BACKEND": "memory"]
     }
 
-    init(_ f: GnomeDaemonFixture, name: String, appId: String, width: Int = 300, height: Int = 200) throws {
+    init(_ f: GnomeDaemonFixture, name: String, appId: String, width: Int = 300, height: Int = 200, combo: Bool = false) throws {
         self.f = f
         self.name = name
         let script = f.directory.appendingPathComponent("gnome-gtk.py").path
         if !FileManager.default.fileExists(atPath: script) { try TestFiles.write(Self.script, to: script) }
         commands = try CommandFifo(f.directory.appendingPathComponent("\(name).commands").path)
         // Debian's python3, where python3-gi is (not a python3 first on PATH).
-        process = try ChildProcess(["/usr/bin/python3", script, commands.path, name, appId, "\(width)", "\(height)"],
+        process = try ChildProcess(["/usr/bin/python3", script, commands.path, name, appId, "\(width)", "\(height)"] + (combo ? ["combo"] : []),
                                    environment: Self.environment(f))
         try awaitLine("mapped \(name)", "\(name) to map")
     }

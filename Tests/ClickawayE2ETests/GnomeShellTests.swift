@@ -202,6 +202,43 @@ import WaylandHarness
         }
     }
 
+    /// A GTK combo box's dropdown (an xdg_popup, which mutter makes a DROPDOWN_MENU window
+    /// transient for its toplevel, below the extension's layer) is in the popup's family: its
+    /// last item, below the popup, is chosen, and nothing is dismissed.
+    @Test func aDropdownBelowThePopupIsInsideIt() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let popup = try GnomeGTKProgram(f, name: "popup", appId: Self.popupAppId, width: 240, height: 40, combo: true)
+            defer { popup.stop() }
+            #expect(try events.await(.opened)["popup"]?.stringValue == "gtk")
+            try f.shell.moveWindow(titled: "popup", to: Self.popupPlace.x, Self.popupPlace.y)
+            let rect = try f.frame(of: "popup")
+            try f.eventually("the daemon to see the popup where GNOME Shell put it") { try f.report().open.first?.rect == rect }
+            try popup.send("dropdown")
+            var bounds = rect
+            try f.eventually("the dropdown in the popup's family, hanging below it") {
+                bounds = try Self.holeBounds(f)
+                return try f.report().open.first?.members.count == 1 && bounds.y + bounds.height > rect.y + rect.height + 20
+            }
+            // The last item, below the popup.
+            try f.click(rect.x + rect.width / 2, bounds.y + bounds.height - 12)
+            try popup.awaitLine("chosen six", "the last item to be chosen")
+            #expect(try f.openPopups() == ["gtk"])
+            try f.eventually("the dropdown to close") { try f.report().open.first?.members.isEmpty == true }
+        }
+    }
+
+    /// The bounds of the layer's holes: where clicks go through, the popup and its family.
+    static func holeBounds(_ f: GnomeDaemonFixture) throws -> Rect {
+        let holes = try f.status()["overlay"]?["holes"]?.arrayValue?.compactMap { Rect(json: $0) } ?? []
+        guard let first = holes.first else { throw HarnessError("the layer has no holes") }
+        return holes.dropFirst().reduce(first) { a, b in
+            let right = max(a.x + a.width, b.x + b.width), bottom = max(a.y + a.height, b.y + b.height)
+            let x = min(a.x, b.x), y = min(a.y, b.y)
+            return Rect(x: x, y: y, width: right - x, height: bottom - y)
+        }
+    }
+
     /// The daemon stopped or killed with a popup open: the extension sees its name leave the
     /// bus and takes the layer down, so the desktop stays clickable.
     @Test(arguments: [SIGTERM, SIGKILL]) func theDaemonGoneLeavesTheDesktopClickable(signal: Int32) throws {
