@@ -228,6 +228,24 @@ import WaylandHarness
         }
     }
 
+    /// While the popup's dropdown is open, Escape is the dropdown's: it closes the dropdown and
+    /// dismisses nothing; the next Escape dismisses the popup.
+    @Test func escapeIsTheDropdownsWhileItIsOpen() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let popup = try GnomeGTKProgram(f, name: "popup", appId: Self.popupAppId, width: 240, height: 40, combo: true)
+            defer { popup.stop() }
+            #expect(try events.await(.opened)["popup"]?.stringValue == "gtk")
+            try popup.send("dropdown")
+            try f.eventually("the dropdown in the popup's family") { try f.report().open.first?.members.count == 1 }
+            try f.shell.key(0xff1b)
+            try f.eventually("the dropdown to close on Escape") { try f.report().open.first?.members.isEmpty == true }
+            #expect(try f.openPopups() == ["gtk"])
+            try f.shell.key(0xff1b)
+            #expect(try events.await(.dismissed)["popups"] == .array([.string("gtk")]))
+        }
+    }
+
     /// The bounds of the layer's holes: where clicks go through, the popup and its family.
     static func holeBounds(_ f: GnomeDaemonFixture) throws -> Rect {
         let holes = try f.status()["overlay"]?["holes"]?.arrayValue?.compactMap { Rect(json: $0) } ?? []
