@@ -55,7 +55,7 @@ FIND_LIBSTDCXX = CC='$(CC)' SWIFT='$(SWIFT)' packaging/find-libstdcxx
 # Where the staged binaries come from (evaluated when used, after the build).
 BINARY_SOURCE = $(or $(BUILDDIR),$(RELEASE_BIN))
 # The variables install.sh takes, passed on when set on the command line or in the environment.
-INSTALL_VARIABLES = PREFIX DESTDIR BINDIR DATADIR MANDIR UNITDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR RECIPEDIR DOCDIR CONFIGDIR
+INSTALL_VARIABLES = PREFIX DESTDIR BINDIR DATADIR MANDIR UNITDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR RECIPEDIR DOCDIR CONFIGDIR GNOMEEXTDIR GNOME_SHELL_VERSION
 INSTALL_ARGUMENTS = $(foreach v,$(INSTALL_VARIABLES),$(if $(filter command line environment,$(origin $(v))),'$(v)=$($(v))'))
 # The configuration fuzzer: a scratch path of its own, so the normal build never sees it.
 FUZZ_SCRATCH ?= .build-fuzz
@@ -147,6 +147,7 @@ stage: $(if $(BUILDDIR),,binaries)
 	cp config/recipes/*.toml config/recipes/*.sh $(STAGE)/share/clickaway/recipes/
 	cp README.md LICENSE config/config.toml $(STAGE)/share/doc/clickaway/
 	cp docs/*.md docs/*.png docs/example.toml docs/example.svg $(STAGE)/share/doc/clickaway/docs/
+	data/gnome-shell/build $(STAGE)/gnome-shell
 
 install: stage
 	packaging/install.sh --from $(STAGE) $(INSTALL_ARGUMENTS)

@@ -7,13 +7,14 @@
 #
 # PREFIX defaults to ~/.local (for your user), or /usr/local when run as root. The other
 # directories follow from it and can each be set: BINDIR, DATADIR, MANDIR, UNITDIR (the
-# systemd user unit), BASHCOMPDIR, ZSHCOMPDIR, FISHCOMPDIR, RECIPEDIR, DOCDIR. DESTDIR
+# systemd user unit), BASHCOMPDIR, ZSHCOMPDIR, FISHCOMPDIR, RECIPEDIR, DOCDIR, GNOMEEXTDIR
+# (GNOME Shell's extensions; GNOME_SHELL_VERSION=N picks the extension for that version). DESTDIR
 # stages everything under another root, for packages. The commented example configuration
 # goes to CONFIGDIR/config.toml (default: ~/.config/clickaway for an install under your home,
 # none otherwise), and only if there is no configuration there yet.
 set -eu
 
-usage() { sed -n '2,14s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,15s/^# \{0,1\}//p' "$0"; }
 
 from=$(cd "$(dirname "$0")" && pwd)
 action=install
@@ -22,7 +23,7 @@ while [ $# -gt 0 ]; do
         --uninstall) action=uninstall ;;
         --from) [ $# -ge 2 ] || { echo "install.sh: --from needs a directory" >&2; exit 2; }; from=$2; shift ;;
         -h|--help) usage; exit 0 ;;
-        PREFIX=*|DESTDIR=*|BINDIR=*|DATADIR=*|MANDIR=*|UNITDIR=*|BASHCOMPDIR=*|ZSHCOMPDIR=*|FISHCOMPDIR=*|RECIPEDIR=*|DOCDIR=*|CONFIGDIR=*)
+        PREFIX=*|DESTDIR=*|BINDIR=*|DATADIR=*|MANDIR=*|UNITDIR=*|BASHCOMPDIR=*|ZSHCOMPDIR=*|FISHCOMPDIR=*|RECIPEDIR=*|DOCDIR=*|CONFIGDIR=*|GNOMEEXTDIR=*|GNOME_SHELL_VERSION=*)
             name=${1%%=*}
             eval "$name=\${1#*=}" ;;
         *) echo "install.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
@@ -45,6 +46,9 @@ ZSHCOMPDIR=${ZSHCOMPDIR:-$DATADIR/zsh/site-functions}
 FISHCOMPDIR=${FISHCOMPDIR:-$DATADIR/fish/vendor_completions.d}
 RECIPEDIR=${RECIPEDIR:-$DATADIR/clickaway/recipes}
 DOCDIR=${DOCDIR:-$DATADIR/doc/clickaway}
+# Where GNOME Shell looks for extensions: ~/.local/share/gnome-shell/extensions for a user's
+# install, $DATADIR/gnome-shell/extensions (on XDG_DATA_DIRS) for everyone's.
+GNOMEEXTDIR=${GNOMEEXTDIR:-$DATADIR/gnome-shell/extensions}
 if [ -z "${CONFIGDIR+set}" ]; then
     case $PREFIX/ in
         "$home"/?*) CONFIGDIR=${XDG_CONFIG_HOME:-$home/.config}/clickaway ;;
@@ -78,7 +82,8 @@ if [ "$action" = uninstall ]; then
     while IFS= read -r file; do rm -f "$DESTDIR$file"; done <"$DESTDIR$MANIFEST"
     rm -f "$DESTDIR$MANIFEST"
     # Only clickaway's own directories: the shared ones (bin, man1, ...) may be someone's PATH.
-    rmdir "$DESTDIR$RECIPEDIR" "$DESTDIR$DOCDIR/docs" "$DESTDIR$DOCDIR" "$DESTDIR$DATADIR/clickaway" 2>/dev/null || true
+    rmdir "$DESTDIR$RECIPEDIR" "$DESTDIR$DOCDIR/docs" "$DESTDIR$DOCDIR" "$DESTDIR$DATADIR/clickaway" \
+        "$DESTDIR$GNOMEEXTDIR/clickaway@clickaway.github.io" 2>/dev/null || true
     echo "removed clickaway from $PREFIX; your configuration stays where it is"
     echo "if you had enabled the service: systemctl --user disable clickaway; systemctl --user daemon-reload"
     exit 0
@@ -104,6 +109,23 @@ trap 'rm -f "$installed"' EXIT
     esac
     echo "$target" >>"$installed"
 done
+# The GNOME Shell extension: one entry file for GNOME Shell 43 and 44 (imports), another
+# for 45 and later (ES modules), as `gnome-shell --version` says (GNOME_SHELL_VERSION=45
+# chooses without asking); without GNOME Shell, the newer one.
+if [ -d "$from/gnome-shell" ]; then
+    shell=${GNOME_SHELL_VERSION:-$(gnome-shell --version 2>/dev/null | sed -n 's/^GNOME Shell \([0-9]*\).*/\1/p')}
+    case $shell in 43|44) style=imports ;; *) style=module ;; esac
+    uuid=clickaway@clickaway.github.io
+    mkdir -p "$DESTDIR$GNOMEEXTDIR/$uuid"
+    for file in extension.js metadata.json; do
+        install -m 0644 "$from/gnome-shell/$style/$uuid/$file" "$DESTDIR$GNOMEEXTDIR/$uuid/$file"
+        echo "$GNOMEEXTDIR/$uuid/$file" >>"$installed"
+    done
+    echo "installed the GNOME Shell extension for GNOME Shell ${shell:-45 and later} into $DESTDIR$GNOMEEXTDIR/$uuid"
+    if [ -n "$shell" ] && [ -z "$DESTDIR" ]; then
+        echo "on GNOME: log out and in (GNOME Shell on Wayland finds a new extension only when it starts), then: gnome-extensions enable $uuid"
+    fi
+fi
 if [ -z "$DESTDIR" ]; then
     mkdir -p "$(dirname "$MANIFEST")"
     cp "$installed" "$MANIFEST"

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-bus.h>
@@ -25,7 +26,9 @@
     X(sd_bus_message_peek_type) X(sd_bus_message_read_basic) X(sd_bus_message_set_expect_reply) \
     X(sd_bus_message_get_member) X(sd_bus_message_is_method_call) \
     X(sd_bus_message_ref) X(sd_bus_message_unref) X(sd_bus_reply_method_error) X(sd_bus_error_is_set) \
-    X(sd_bus_error_free)
+    X(sd_bus_error_free) X(sd_bus_request_name) X(sd_bus_release_name) X(sd_bus_add_match) \
+    X(sd_bus_message_enter_container) X(sd_bus_message_exit_container) X(sd_bus_message_skip) \
+    X(sd_bus_message_get_sender) X(sd_bus_message_is_signal)
 
 typedef struct {
 #define CSDBUS_FIELD(name) __typeof__(&name) name;
@@ -144,10 +147,13 @@ typedef struct {
     const char *member;
     // The first argument when it is a string, else NULL.
     const char *argument;
+    // The caller's unique name.
+    const char *sender;
 } csdbus_incoming;
 
 static inline int csdbus_read_incoming(sd_bus_message *call, csdbus_incoming *out) {
     out->member = csdbus()->sd_bus_message_get_member(call);
+    out->sender = csdbus()->sd_bus_message_get_sender(call);
     out->argument = NULL;
     char type = 0;
     const char *contents = NULL;
@@ -155,6 +161,119 @@ static inline int csdbus_read_incoming(sd_bus_message *call, csdbus_incoming *ou
         if (csdbus()->sd_bus_message_read_basic(call, 's', &out->argument) < 0) out->argument = NULL;
     }
     return csdbus()->sd_bus_message_is_method_call(call, NULL, NULL);
+}
+
+// Calls `member` with one string argument and waits at most `usec` for a reply of one
+// a{sv}; copies its entries whose values are strings, doubles, integers or booleans as lines
+// "key\tvalue" (`*text`, the caller frees). Errors as `csdbus_call`.
+static inline int csdbus_call_dictionary(sd_bus *bus, const char *destination, const char *path, const char *interface,
+                                         const char *member, const char *argument, uint64_t usec, char **text, char **error) {
+    sd_bus_message *call = NULL, *reply = NULL;
+    sd_bus_error failure = SD_BUS_ERROR_NULL;
+    *text = NULL;
+    *error = NULL;
+    size_t length = 0, capacity = 256;
+    char *out = NULL;
+    int r = csdbus()->sd_bus_message_new_method_call(bus, &call, destination, path, interface, member);
+    if (r < 0) return r;
+    if ((r = csdbus()->sd_bus_message_append_basic(call, 's', argument)) < 0) goto done;
+    r = csdbus()->sd_bus_call(bus, call, usec, &failure, &reply);
+    if (r < 0) {
+        if (csdbus()->sd_bus_error_is_set(&failure)) {
+            size_t size = strlen(failure.name) + 2 + (failure.message ? strlen(failure.message) : 0) + 1;
+            *error = malloc(size);
+            if (*error) snprintf(*error, size, "%s: %s", failure.name, failure.message ? failure.message : "");
+        }
+        goto done;
+    }
+    out = malloc(capacity);
+    if (!out) { r = -ENOMEM; goto done; }
+    out[0] = 0;
+    if ((r = csdbus()->sd_bus_message_enter_container(reply, 'a', "{sv}")) <= 0) goto done;
+    while ((r = csdbus()->sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
+        const char *key = NULL;
+        if ((r = csdbus()->sd_bus_message_read_basic(reply, 's', &key)) < 0) goto done;
+        char type = 0;
+        const char *contents = NULL;
+        if ((r = csdbus()->sd_bus_message_peek_type(reply, &type, &contents)) < 0) goto done;
+        char value[512];
+        value[0] = 0;
+        int known = 0;
+        if (contents && strlen(contents) == 1 && strchr("sdiub", contents[0])
+            && (r = csdbus()->sd_bus_message_enter_container(reply, 'v', contents)) > 0) {
+            known = 1;
+            if (contents[0] == 's') {
+                const char *s = NULL;
+                if ((r = csdbus()->sd_bus_message_read_basic(reply, 's', &s)) < 0) goto done;
+                snprintf(value, sizeof value, "%s", s ? s : "");
+            } else if (contents[0] == 'd') {
+                double d = 0;
+                if ((r = csdbus()->sd_bus_message_read_basic(reply, 'd', &d)) < 0) goto done;
+                snprintf(value, sizeof value, "%.17g", d);
+            } else if (contents[0] == 'i') {
+                int32_t i = 0;
+                if ((r = csdbus()->sd_bus_message_read_basic(reply, 'i', &i)) < 0) goto done;
+                snprintf(value, sizeof value, "%d", i);
+            } else if (contents[0] == 'u') {
+                uint32_t u = 0;
+                if ((r = csdbus()->sd_bus_message_read_basic(reply, 'u', &u)) < 0) goto done;
+                snprintf(value, sizeof value, "%u", u);
+            } else {
+                int b = 0;
+                if ((r = csdbus()->sd_bus_message_read_basic(reply, 'b', &b)) < 0) goto done;
+                snprintf(value, sizeof value, "%d", b);
+            }
+            if ((r = csdbus()->sd_bus_message_exit_container(reply)) < 0) goto done;
+        } else if ((r = csdbus()->sd_bus_message_skip(reply, "v")) < 0) {
+            goto done;
+        }
+        if ((r = csdbus()->sd_bus_message_exit_container(reply)) < 0) goto done;
+        if (!known) continue;
+        // No tab or line break in a value: they separate.
+        for (char *c = value; *c; c++) if (*c == '\t' || *c == '\n') *c = ' ';
+        size_t need = strlen(key) + 1 + strlen(value) + 2;
+        if (length + need > capacity) {
+            while (length + need > capacity) capacity *= 2;
+            char *grown = realloc(out, capacity);
+            if (!grown) { r = -ENOMEM; goto done; }
+            out = grown;
+        }
+        length += (size_t)sprintf(out + length, "%s\t%s\n", key, value);
+    }
+    if (r < 0) goto done;
+    r = csdbus()->sd_bus_message_exit_container(reply);
+done:
+    if (r >= 0) {
+        *text = out;
+        r = 0;
+    } else {
+        free(out);
+    }
+    csdbus()->sd_bus_error_free(&failure);
+    csdbus()->sd_bus_message_unref(reply);
+    csdbus()->sd_bus_message_unref(call);
+    return r;
+}
+
+// Owns `name` on the bus (waits for the bus's answer); -EEXIST when another owns it.
+static inline int csdbus_request_name(sd_bus *bus, const char *name) { return csdbus()->sd_bus_request_name(bus, name, 0); }
+
+// Adds a match rule (waits for the bus's answer); signals it matches reach `callback`.
+static inline int csdbus_add_match(sd_bus *bus, sd_bus_slot **slot, const char *rule, sd_bus_message_handler_t callback,
+                                   void *userdata) {
+    return csdbus()->sd_bus_add_match(bus, slot, rule, callback, userdata);
+}
+
+// The first three string arguments of a signal (NameOwnerChanged: name, old owner, new
+// owner), valid while the message is; NULL for those it lacks.
+static inline void csdbus_read_strings(sd_bus_message *message, const char *out[3]) {
+    for (int i = 0; i < 3; i++) {
+        out[i] = NULL;
+        char type = 0;
+        const char *contents = NULL;
+        if (csdbus()->sd_bus_message_peek_type(message, &type, &contents) <= 0 || type != 's') return;
+        if (csdbus()->sd_bus_message_read_basic(message, 's', &out[i]) < 0) { out[i] = NULL; return; }
+    }
 }
 
 // Answers a method call with one string.

@@ -133,6 +133,10 @@ public struct StatusReport: Equatable, Sendable {
             case .kwin(let kwin):
                 lines.append("kwin:     " + (kwin.version == 0 ? "script \(kwin.script) loaded, not heard from yet"
                     : "\(kwin.windows) windows with a role, through the script \(kwin.script) (KWin \(kwin.version))"))
+            case .gnome(let gnome):
+                lines.append("gnome:    " + (gnome.connected
+                    ? "\(gnome.windows) windows with a role, through the extension \(gnome.uuid) (GNOME Shell \(gnome.shell))"
+                    : "the extension \(gnome.uuid) is not connected: \(gnome.waiting ?? "waiting for it")"))
             case nil: lines.append("windows:  neither sway's IPC ($SWAYSOCK) nor KWin's scripting: rect popups only")
             }
         }
@@ -211,6 +215,10 @@ public enum DisplayStatus: Equatable, Sendable {
                 ("kwin", w.kwin.map {
                     .object([("script", .string($0.script)), ("version", .int(Int64($0.version))), ("windows", .int(Int64($0.windows)))])
                 } ?? .null),
+                ("gnome", w.gnome.map {
+                    .object([("extension", .string($0.uuid)), ("connected", .bool($0.connected)), ("shell", .string($0.shell)),
+                             ("windows", .int(Int64($0.windows))), ("waiting", $0.waiting.map(JSON.string) ?? .null)])
+                } ?? .null),
             ]
         }
     }
@@ -232,6 +240,11 @@ public enum DisplayStatus: Equatable, Sendable {
                 } ?? reply["kwin"].flatMap { k in
                     k["script"]?.stringValue.map {
                         .kwin(KWinStatus(script: $0, version: Int(k["version"]?.intValue ?? 0), windows: Int(k["windows"]?.intValue ?? 0)))
+                    }
+                } ?? reply["gnome"].flatMap { g in
+                    g["extension"]?.stringValue.map {
+                        .gnome(GnomeStatus(uuid: $0, connected: g["connected"]?.boolValue == true, shell: g["shell"]?.stringValue ?? "",
+                                           windows: Int(g["windows"]?.intValue ?? 0), waiting: g["waiting"]?.stringValue))
                     }
                 }))
             return
@@ -363,12 +376,36 @@ public struct WaylandStatus: Equatable, Sendable {
 
     public var sway: SwayStatus? { if case .sway(let sway) = windows { sway } else { nil } }
     public var kwin: KWinStatus? { if case .kwin(let kwin) = windows { kwin } else { nil } }
+    public var gnome: GnomeStatus? { if case .gnome(let gnome) = windows { gnome } else { nil } }
 }
 
 /// Where a Wayland compositor's windows come from.
 public enum CompositorWindowsStatus: Equatable, Sendable {
     case sway(SwayStatus)
     case kwin(KWinStatus)
+    case gnome(GnomeStatus)
+}
+
+/// GNOME Shell, through clickaway's extension: its layer takes the clicks, and it reports the windows.
+public struct GnomeStatus: Equatable, Sendable {
+    /// The extension's uuid.
+    public var uuid: String
+    /// Whether the extension has said hello on this daemon's bus connection.
+    public var connected: Bool
+    /// GNOME Shell's version, as the extension said; empty until it has.
+    public var shell: String
+    /// Windows with a role in the configuration.
+    public var windows: Int
+    /// What the daemon waits for while it is not connected (the extension disabled, the Shell gone).
+    public var waiting: String?
+
+    public init(uuid: String, connected: Bool, shell: String, windows: Int, waiting: String?) {
+        self.uuid = uuid
+        self.connected = connected
+        self.shell = shell
+        self.windows = windows
+        self.waiting = waiting
+    }
 }
 
 public struct OverlayStatus: Equatable, Sendable {

@@ -37,7 +37,7 @@ public enum PopupFields {
         .row("dismiss", .dismissAction, .close, \.dismiss,
              open: .option("dismiss", "How a click outside closes its window (or give a command after --).")),
         .row("escape", .boolean, false, \.escape,
-             open: .option("escape", "Whether the Escape key dismisses it (X11).")),
+             open: .option("escape", "Whether the Escape key dismisses it (X11, GNOME).")),
         .row("escape_key", .choice(of: EscapeOutcome.self), .swallow, \.escapeKey),
         .row("family", .boolean, true, \.family),
     ]

@@ -24,6 +24,8 @@ public final class BusConnection {
         public let member: String
         /// The first argument when it is a string.
         public let argument: String?
+        /// The caller's unique name (`:1.42`).
+        public let sender: String?
         let id: Int
     }
 
@@ -34,6 +36,13 @@ public final class BusConnection {
     private var nextCall = 0
     private var arrived: [Call] = []
     private var exportSlot: OpaquePointer?
+    private var matchSlots: [OpaquePointer] = []
+    /// A watched name's owner changed: the name and its new owner ("" when it has none).
+    public struct OwnerChange: Sendable, Equatable {
+        public let name: String
+        public let newOwner: String
+    }
+    private var ownerChanges: [OwnerChange] = []
     /// Why the connection stopped working, once it has.
     public private(set) var failure: String?
 
@@ -52,6 +61,7 @@ public final class BusConnection {
     deinit {
         for (_, call) in held { csdbus_message_unref(call) }
         if let exportSlot { csdbus_slot_unref(exportSlot) }
+        for slot in matchSlots { csdbus_slot_unref(slot) }
         csdbus_close(bus)
     }
 
@@ -111,8 +121,71 @@ public final class BusConnection {
         guard csdbus_read_incoming(message, &incoming) > 0, let member = incoming.member else { return 0 }
         nextCall += 1
         held[nextCall] = csdbus_message_ref(message)
-        arrived.append(Call(member: String(cString: member), argument: incoming.argument.map { String(cString: $0) }, id: nextCall))
+        arrived.append(Call(member: String(cString: member), argument: incoming.argument.map { String(cString: $0) },
+                            sender: incoming.sender.map { String(cString: $0) }, id: nextCall))
         return 1
+    }
+
+    /// Owns `name` on the bus (waits for the bus's answer), or throws why not.
+    public func requestName(_ name: String) throws(Failure) {
+        let status = csdbus_request_name(bus, name)
+        guard status >= 0 else {
+            throw Failure(status == -EEXIST ? "another program owns \(name) on the D-Bus bus at \(address)"
+                                            : "cannot own \(name) on the D-Bus bus at \(address): \(Self.text(status))")
+        }
+    }
+
+    /// Calls `member` with one string and waits at most `milliseconds` for its a{sv} reply:
+    /// its string, number and boolean values as text, by key.
+    public func callDictionary(_ destination: String, _ path: String, _ interface: String, _ member: String, _ argument: String,
+                               milliseconds: UInt64) throws(Failure) -> [String: String] {
+        var text: UnsafeMutablePointer<CChar>?
+        var error: UnsafeMutablePointer<CChar>?
+        let status = csdbus_call_dictionary(bus, destination, path, interface, member, argument, milliseconds * 1000, &text, &error)
+        defer {
+            free(text)
+            free(error)
+        }
+        guard status >= 0 else {
+            let why = error.map { String(cString: $0) } ?? Self.text(status)
+            throw Failure("\(interface).\(member) on \(destination) \(path): \(why)")
+        }
+        var entries: [String: String] = [:]
+        for line in (text.map { String(cString: $0) } ?? "").split(separator: "\n") {
+            let parts = line.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
+            entries[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+        }
+        return entries
+    }
+
+    /// Tells of every change of `name`'s owner from now on (`takeOwnerChanges`); waits for the
+    /// bus to take the match.
+    public func watchOwner(of name: String) throws(Failure) {
+        var slot: OpaquePointer?
+        let rule = "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+            + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(name)'"
+        let status = csdbus_add_match(bus, &slot, rule, { message, userdata, _ in
+            guard let message, let userdata else { return 0 }
+            Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue().ownerChanged(message)
+            return 0
+        }, Unmanaged.passUnretained(self).toOpaque())
+        guard status >= 0, let slot else { throw Failure("cannot watch \(name) on the D-Bus bus: \(Self.text(status))") }
+        matchSlots.append(slot)
+    }
+
+    private func ownerChanged(_ message: OpaquePointer) {
+        var strings: (UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?) = (nil, nil, nil)
+        withUnsafeMutablePointer(to: &strings) {
+            $0.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: 3) { csdbus_read_strings(message, $0) }
+        }
+        guard let name = strings.0 else { return }
+        ownerChanges.append(OwnerChange(name: String(cString: name), newOwner: strings.2.map { String(cString: $0) } ?? ""))
+    }
+
+    /// The owner changes that came since the last time, oldest first.
+    public func takeOwnerChanges() -> [OwnerChange] {
+        defer { ownerChanges.removeAll() }
+        return ownerChanges
     }
 
     /// Reads and writes what the socket allows and dispatches what came, without waiting.

@@ -112,10 +112,10 @@ public enum DaemonLauncher {
         }
     }
 
-    /// The compositor must offer layer-shell; sway's IPC is used when $SWAYSOCK is set, else
-    /// KWin's scripting when KWin is on the session bus.
+    /// The compositor must offer layer-shell, or be GNOME Shell with clickaway's extension;
+    /// sway's IPC is used when $SWAYSOCK is set, else KWin's scripting when KWin is on the session bus.
     private static func connectWayland(_ name: String?, model: ClickModel, environment: [String: String],
-                                       logger: Logger) -> WaylandDisplay {
+                                       logger: Logger) -> any Display {
         guard let name else {
             fail("backend \"wayland\" needs WAYLAND_DISPLAY, which is not set: start clickaway inside the Wayland session "
                  + "(systemd: `systemctl --user import-environment WAYLAND_DISPLAY`)", .noDisplay)
@@ -131,11 +131,26 @@ public enum DaemonLauncher {
                                       sessionBus: DesktopNotifications.sessionBusAddress(environment),
                                       runtimeDirectory: environment.nonEmpty("XDG_RUNTIME_DIR"), logger: logger)
         } catch WaylandError.missingGlobal(let interface, let purpose) where interface == "zwlr_layer_shell_v1" {
+            if let gnome = connectGnome(name, model: model, environment: environment, logger: logger) { return gnome }
             fail("the compositor on \(client.connection.display) does not offer \(interface), which clickaway needs \(purpose). "
-                 + "wlroots compositors (sway, Hyprland, river, labwc, wayfire), KDE and niri offer it; GNOME does not. "
+                 + "wlroots compositors (sway, Hyprland, river, labwc, wayfire), KDE and niri offer it; GNOME Shell does not, and needs clickaway's extension instead (docs/gnome.md), which was not found: no org.gnome.Shell on the session bus. "
                  + "Under Xwayland, --backend x11-grab sees X clients only.", .noDisplay)
         } catch {
             fail("cannot set up on the Wayland display \(client.connection.display): \(error)", .noDisplay)
+        }
+    }
+
+    /// GNOME Shell, through clickaway's extension, when it is on the session bus; nil when it is
+    /// not; a GNOME Shell without a usable extension ends the start with what to run.
+    private static func connectGnome(_ name: String, model: ClickModel, environment: [String: String], logger: Logger) -> GnomeDisplay? {
+        guard let bus = DesktopNotifications.sessionBusAddress(environment) else { return nil }
+        do {
+            return try GnomeDisplay(busAddress: bus, displayName: name, model: model, logger: logger)
+        } catch where error.isGnome {
+            fail(error.reason, .noDisplay)
+        } catch {
+            logger.debug("not GNOME Shell: \(error.reason)")
+            return nil
         }
     }
 

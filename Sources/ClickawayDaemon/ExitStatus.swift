@@ -28,7 +28,7 @@ public enum DaemonExitStatus: Int32, CaseIterable, Sendable {
         case .stopped: "Stopped by SIGTERM or SIGINT."
         case .failure: "Any other failure, such as losing the display while running; systemd restarts it."
         case .usage: "A wrong command line, or a --config file that does not exist or cannot be read."
-        case .noDisplay: "No display to use: neither DISPLAY nor WAYLAND_DISPLAY is set, the server cannot be reached, or it lacks what clickaway needs (layer-shell on Wayland)."
+        case .noDisplay: "No display to use: neither DISPLAY nor WAYLAND_DISPLAY is set, the server cannot be reached, or it lacks what clickaway needs (layer-shell on Wayland, clickaway's extension on GNOME)."
         case .alreadyRunning: "Another clickaway is already running for this user (its control socket answers)."
         }
     }

@@ -8,7 +8,8 @@ struct Clickaway: ParsableCommand {
         commandName: "clickaway",
         abstract: "Close popups when you click outside them.",
         discussion: """
-            Watches pointer input on the X server or a Wayland compositor with layer-shell, \
+            Watches pointer input on the X server, a Wayland compositor with layer-shell or GNOME \
+            Shell (through clickaway's GNOME Shell extension, docs/gnome.md), \
             hit-tests each click against the popups described in \
             ~/.config/clickaway/config.toml, dismisses the popups a click lands outside of and \
             lets clicks inside them pass. The configuration is reloaded when \

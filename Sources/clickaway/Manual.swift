@@ -5,7 +5,7 @@ let clickawayManual: [ManualSection] = [
     ManualSection("ENVIRONMENT", [
         .list(.variable, [
             ManualItem("DISPLAY", "The X server to use, unless --display names one."),
-            ManualItem("WAYLAND_DISPLAY", "With --backend auto and no --display, clickaway uses this Wayland compositor (it needs layer-shell)."),
+            ManualItem("WAYLAND_DISPLAY", "With --backend auto and no --display, clickaway uses this Wayland compositor (it needs layer-shell, or on GNOME clickaway's GNOME Shell extension: docs/gnome.md)."),
             ManualItem("XDG_CONFIG_HOME", "Where the configuration is (default ~/.config)."),
             ManualItem("XDG_RUNTIME_DIR", "Where the control socket is made; without it clickawayctl(1) cannot reach the daemon."),
             ManualItem("XDG_STATE_HOME", "Where the last good configuration is kept (default ~/.local/state)."),

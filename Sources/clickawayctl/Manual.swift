@@ -47,9 +47,10 @@ let clickawayctlManual: [ManualSection] = [
                 it and clickaway decides nothing.
                 """),
             ManualItem("status --json", """
-                "ok": true; "backend" ("x11-grab", "x11-shield" or "wayland") and "display", with the backend's \
+                "ok": true; "backend" ("x11-grab", "x11-shield", "wayland" or "gnome") and "display", with the backend's \
                 own state (on X11 "fallback", "grab" with "active", "buttons", "held" and "refused", "shield" \
-                once the shield mode was entered, "escape"; on Wayland the overlay's outputs and holes, and "sway" (its IPC) or "kwin" (the script, KWin's major version, windows with a role)); "config", the files read; \
+                once the shield mode was entered, "escape"; on Wayland the overlay's outputs and holes, and "sway" (its IPC), "kwin" (the script, KWin's major version, windows with a role) or "gnome" (on GNOME, where the overlay is the \
+                extension's layer: "extension", "connected", "shell", "windows" with a role, "waiting", what the daemon waits for while not connected)); "config", the files read; \
                 "popups", how many are configured; "running": "files", "last-good" (then "last_good" has "file" and \
                 "saved") or "none"; "rejected", a rejected configuration's errors or null; "unavailable", sources the \
                 display cannot provide; "open", the open popups, each as the opened event has it; "waiting", runtime \
@@ -73,7 +74,7 @@ let clickawayctlManual: [ManualSection] = [
         .text("An example of hit --json:"),
         .literal(#"{"x":900,"y":600,"hit":{"popup":"P","region":"P.card"},"path":["P","P.card"],"dismiss":["Q"],"click":"pass","grab":null}"#),
         .text("""
-            Each monitor line has "event" and the fields below; "window" is hex on X11, sway's container id or the KWin script's number on \
+            Each monitor line has "event" and the fields below; "window" is hex on X11, sway's container id, the GNOME extension's or the KWin script's number on \
             Wayland and null for a rect popup; "runtime" is true for a popup registered with open --rect, --window, \
             --pid or wait; "members" are the windows of its family and "ties" says, for each, the rule that took it in. An opened event comes once clicks outside the \
             popup are intercepted.

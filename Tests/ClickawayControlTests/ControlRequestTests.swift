@@ -123,7 +123,7 @@ import Testing
             config: [], popups: 0, rejected: nil, running: .files, unavailable: [], open: [], monitors: 0, lastError: nil)
         #expect(try StatusReport(reply: wayland.json) == wayland)
         #expect(wayland.json.objectKeys == ["ok", "backend", "display", "config", "popups", "rejected", "running", "last_good",
-                                            "unavailable", "overlay", "sway", "kwin", "open", "waiting", "monitors", "last_error"])
+                                            "unavailable", "overlay", "sway", "kwin", "gnome", "open", "waiting", "monitors", "last_error"])
         #expect(wayland.text.contains("sway:     2 windows with a role, through /run/sway.sock"))
         var kwin = wayland
         guard case .wayland(var status) = kwin.display else { return }
@@ -131,6 +131,15 @@ import Testing
         kwin.display = .wayland(status)
         #expect(try StatusReport(reply: kwin.json) == kwin)
         #expect(kwin.text.contains("kwin:     3 windows with a role, through the script /run/user/1000/clickaway-kwin.js (KWin 6)"))
+        var gnome = wayland
+        gnome.backend = "gnome"
+        for waiting in [nil, "the extension was disabled"] {
+            status.windows = .gnome(GnomeStatus(uuid: "clickaway@clickaway.github.io", connected: waiting == nil, shell: "43.9",
+                                                windows: 2, waiting: waiting))
+            gnome.display = .wayland(status)
+            #expect(try StatusReport(reply: gnome.json) == gnome)
+        }
+        #expect(gnome.text.contains("gnome:    the extension clickaway@clickaway.github.io is not connected: the extension was disabled"))
         status.windows = nil
         kwin.display = .wayland(status)
         #expect(try StatusReport(reply: kwin.json) == kwin)

@@ -26,6 +26,15 @@ struct InstallTests {
         let install = try CommandRun.run(["make", "-C", Self.packageRoot.path, "install"] + variables, in: root)
         try #require(install.status == 0, "make install failed (\(install.status)):\n\(install.output)")
 
+        // The GNOME Shell extension, for the GNOME Shell here (43: imports), where GNOME finds it.
+        let gnomeExtension = "\(prefix)/share/gnome-shell/extensions/clickaway@clickaway.github.io"
+        let metadata = try String(contentsOfFile: gnomeExtension + "/metadata.json", encoding: .utf8)
+        let entry = try String(contentsOfFile: gnomeExtension + "/extension.js", encoding: .utf8)
+        let shell = try? CommandRun.run(["gnome-shell", "--version"])
+        let major = shell?.stdout.firstMatch(of: /GNOME Shell (\d+)/).map { String($0.output.1) } ?? "45"
+        #expect(metadata.contains("\"\(major)\""), "make install picked the extension for another GNOME Shell than \(major):\n\(metadata)")
+        #expect(entry.contains(Int(major)! >= 45 ? "export default class" : "function enable()"), "\(entry.prefix(300))")
+
         let example = Self.packageRoot.appendingPathComponent("config/config.toml").path
         try expectProgramsRun(in: URL(fileURLWithPath: "\(prefix)/bin"), version: try Repository.version(), example: example)
         for binary in Self.binaries {

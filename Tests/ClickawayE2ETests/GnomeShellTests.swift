@@ -1,0 +1,406 @@
+import ClickawayControl
+import ClickawayCore
+import ClickawayJSON
+import Foundation
+import ProcessSupport
+import Testing
+import WaylandHarness
+
+/// Popups on headless GNOME Shell 43 through clickaway's Shell extension: real GTK programs
+/// (a small GTK 3 program, yad) are the popups and the windows around them, and say what
+/// reached them; the clicks come from a Clutter virtual pointer in the Shell, as a mouse's
+/// would. Each test has a Shell of its own.
+@Suite(.serialized) struct GnomeShellTests {
+    static let popupAppId = "clickaway-gnome-popup"
+
+    /// The steps follow each other within milliseconds here: no grace period.
+    static let config = """
+        [defaults]
+        grace_ms = 0
+
+        [[popup]]
+        name = "gtk"
+        window = { app_id = "\(popupAppId)" }
+        escape = true
+
+        [[popup]]
+        name = "calendar"
+        window = { class = "yad" }
+        outside_click = "replay"
+
+        [[popup]]
+        name = "terminal"
+        window = { app_id = "clickaway-gnome-foot" }
+
+        [[popup]]
+        name = "panel"
+        rect = [100, 100, 300, 200]
+        anchors = [ { rect = [600, 100, 300, 200] } ]
+        """
+
+    /// Where the tests put the popup's window and the window beside it.
+    static let popupPlace = (x: Int32(100), y: Int32(100))
+    static let otherPlace = (x: Int32(600), y: Int32(100))
+    /// A point on the desktop, on no window.
+    static let desktop = (x: Int32(1000), y: Int32(700))
+
+    /// The popup's window (by app_id) and another one beside it, both placed, the popup open.
+    private static func popupAndOther(_ f: GnomeDaemonFixture, _ events: EventStream) throws
+        -> (popup: GnomeGTKProgram, other: GnomeGTKProgram, rect: Rect) {
+        let other = try GnomeGTKProgram(f, name: "other", appId: "clickaway-gnome-other")
+        try f.shell.moveWindow(titled: "other", to: otherPlace.x, otherPlace.y)
+        let popup = try GnomeGTKProgram(f, name: "popup", appId: popupAppId)
+        #expect(try events.await(.opened)["popup"]?.stringValue == "gtk")
+        try f.shell.moveWindow(titled: "popup", to: popupPlace.x, popupPlace.y)
+        let rect = try f.frame(of: "popup")
+        #expect((rect.x, rect.y) == popupPlace, "\(rect)")
+        try f.eventually("the daemon to see the popup where GNOME Shell put it") { try f.report().open.first?.rect == rect }
+        return (popup, other, rect)
+    }
+
+    /// A window popup matched by app_id: its frame is its hole, so a click inside reaches it
+    /// and never the daemon; a click on another window dismisses it, GNOME Shell asks it to
+    /// close, and the click is swallowed: the other window gets nothing.
+    @Test func aWindowMatchedByAppIdPassesInsideClicksAndSwallowsOutsideOnes() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let (popup, other, rect) = try Self.popupAndOther(f, events)
+            defer { popup.stop(); other.stop() }
+            let status = try f.report()
+            #expect(status.backend == "gnome", "\(status.text)")
+            guard case .wayland(let wayland) = status.display else { throw HarnessError("not a Wayland status: \(status.text)") }
+            #expect(wayland.gnome?.connected == true && wayland.gnome?.shell.hasPrefix("43") == true, "\(status.text)")
+            #expect(try f.ctl(["status"]).stdout.contains("gnome:    1 windows with a role"))
+
+            // Inside, on its last pixel: the program gets the press, the daemon hears nothing.
+            try f.click(rect.x + rect.width - 1, rect.y + rect.height - 1)
+            _ = try popup.awaitLine(startingWith: "press popup", "the press inside to reach the popup")
+            #expect(!f.log.contains("GNOME Shell press"), "the inside click reached the daemon:\n\(f.log)")
+            #expect(try f.openPopups() == ["gtk"])
+
+            // On the other window: dismissed, closed, swallowed.
+            let otherRect = try f.frame(of: "other")
+            try f.click(otherRect.x + otherRect.width / 2, otherRect.y + otherRect.height / 2)
+            #expect(try events.await(.dismissed)["popups"] == .array([.string("gtk")]))
+            try popup.awaitLine("popup deleted", "GNOME Shell to ask the popup to close")
+            try f.sync()
+            try other.ping()
+            #expect(other.presses.isEmpty, "the swallowed click reached the other window: \(other.presses)")
+        }
+    }
+
+    /// yad matched by class, with outside_click = "replay": a click on another window
+    /// dismisses it (yad, asked to close, exits) and then reaches that window, exactly once.
+    @Test func aReplayedOutsideClickReachesTheWindowBelowExactlyOnce() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let other = try GnomeGTKProgram(f, name: "other", appId: "clickaway-gnome-other")
+            defer { other.stop() }
+            try f.shell.moveWindow(titled: "other", to: Self.otherPlace.x, Self.otherPlace.y)
+            let yad = try ChildProcess(["yad", "--text=clickaway", "--title=gnome-yad", "--width=300", "--height=150"],
+                                       environment: GnomeGTKProgram.environment(f))
+            defer { yad.stop() }
+            #expect(try events.await(.opened, timeoutMs: 20_000)["popup"]?.stringValue == "calendar")
+            try f.shell.moveWindow(titled: "gnome-yad", to: Self.popupPlace.x, Self.popupPlace.y)
+            let otherRect = try f.frame(of: "other")
+            try f.click(otherRect.x + 40, otherRect.y + otherRect.height / 2)
+            #expect(try events.await(.dismissed)["popups"] == .array([.string("calendar")]))
+            _ = try other.awaitLine(startingWith: "press other", "the replayed click to reach the other window")
+            try eventually("yad to exit", timeout: .seconds(10), every: .milliseconds(20)) { !yad.isRunning }
+            try f.sync()
+            try other.ping()
+            #expect(other.presses.count == 1, "the other window got \(other.presses)")
+            #expect(try f.openPopups().isEmpty)
+        }
+    }
+
+    /// A button the popup does not list (8, back) dismisses nothing and passes: the layer,
+    /// which stays, lets the click through a pinhole to the window below, exactly once.
+    @Test func anUnlistedButtonGoesThroughTheLayerToTheWindowOnce() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let (popup, other, _) = try Self.popupAndOther(f, events)
+            defer { popup.stop(); other.stop() }
+            let otherRect = try f.frame(of: "other")
+            try f.click(otherRect.x + 30, otherRect.y + otherRect.height / 2, button: 8)
+            try other.awaitPresses(1, on: "other", "the click of button 8 to reach the other window")
+            #expect(other.presses.allSatisfy { $0.hasSuffix(" 8") }, "\(other.presses)")
+            try f.sync()
+            try other.ping()
+            #expect(other.presses.count == 1, "the other window got \(other.presses)")
+            #expect(try f.openPopups() == ["gtk"])
+            #expect(try f.shell.hasLayer())
+        }
+    }
+
+    /// foot, a terminal that is no GTK program, matched by app_id: a click on the desktop
+    /// dismisses it, and foot, asked to close by GNOME Shell, exits.
+    @Test func footMatchedByAppIdClosesOnAClickOnTheDesktop() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let foot = try ChildProcess(["foot", "--app-id", "clickaway-gnome-foot", "--title", "gnome-foot", "--window-size-pixels", "400x300",
+                                         "sleep", "300"], environment: GnomeGTKProgram.environment(f))
+            defer { foot.stop() }
+            #expect(try events.await(.opened, timeoutMs: 20_000)["popup"]?.stringValue == "terminal")
+            try f.shell.moveWindow(titled: "gnome-foot", to: Self.popupPlace.x, Self.popupPlace.y)
+            try f.click(Self.desktop.x, Self.desktop.y)
+            #expect(try events.await(.dismissed)["popups"] == .array([.string("terminal")]))
+            try eventually("foot to exit", timeout: .seconds(10), every: .milliseconds(20)) { !foot.isRunning }
+        }
+    }
+
+    /// A rect popup opened by clickawayctl, with an anchor over another window: a click on
+    /// the anchor reaches that window and dismisses nothing; a click on the desktop dismisses it.
+    @Test func aRectPopupsAnchorPassesAndTheDesktopDismisses() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let other = try GnomeGTKProgram(f, name: "other", appId: "clickaway-gnome-other")
+            defer { other.stop() }
+            try f.shell.moveWindow(titled: "other", to: Self.otherPlace.x, Self.otherPlace.y)
+            try f.ctlOK(["open", "panel"])
+            #expect(try events.await(.opened)["popup"]?.stringValue == "panel")
+            #expect(try f.shell.hasLayer())
+            try f.click(Self.otherPlace.x + 50, Self.otherPlace.y + 50)
+            _ = try other.awaitLine(startingWith: "press other", "the click on the anchor to reach the window under it")
+            #expect(try f.openPopups() == ["panel"])
+            try f.click(Self.desktop.x, Self.desktop.y)
+            #expect(try events.await(.dismissed)["popups"] == .array([.string("panel")]))
+            try f.eventually("the layer to go with the last popup") { try !f.shell.hasLayer() }
+        }
+    }
+
+    /// A dialog transient for the popup is inside it; the popup moved by GNOME Shell takes its
+    /// hole along: a click at the new place reaches it, one where it was dismisses it.
+    @Test func aTransientDialogIsInsideAndAMovedWindowsHoleFollows() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let (popup, other, rect) = try Self.popupAndOther(f, events)
+            defer { popup.stop(); other.stop() }
+
+            try popup.send("dialog")
+            try f.eventually("the dialog in the popup's family") { try f.report().open.first?.members.count == 1 }
+            let dialog = try f.frame(of: "popup-dialog")
+            // A point of the dialog outside the popup's own frame.
+            let point = dialog.x + dialog.width - 5 > rect.x + rect.width
+                ? (dialog.x + dialog.width - 5, dialog.y + dialog.height / 2) : (dialog.x + dialog.width / 2, dialog.y + dialog.height - 5)
+            #expect(!rect.contains(x: point.0, y: point.1), "dialog \(dialog) inside popup \(rect)")
+            try f.click(point.0, point.1)
+            _ = try popup.awaitLine(startingWith: "press popup-dialog", "the press on the dialog to reach it")
+            #expect(try f.openPopups() == ["gtk"])
+            try popup.send("close-dialog")
+            try f.eventually("the dialog to leave the family") { try f.report().open.first?.members.isEmpty == true }
+
+            try f.shell.moveWindow(titled: "popup", to: 300, 400)
+            let moved = try f.frame(of: "popup")
+            try f.eventually("the daemon to see the popup at (300, 400)") { try f.report().open.first?.rect == moved }
+            try f.click(moved.x + 10, moved.y + moved.height - 10)
+            try popup.awaitPresses(1, on: "popup", "the press at the new place to reach the popup")
+            #expect(try f.openPopups() == ["gtk"])
+            try f.click(rect.x + 10, rect.y + 10)
+            #expect(try events.await(.dismissed)["popups"] == .array([.string("gtk")]))
+            try popup.awaitLine("popup deleted", "GNOME Shell to ask the popup to close")
+        }
+    }
+
+    /// A GTK combo box's dropdown (an xdg_popup, which mutter makes a DROPDOWN_MENU window
+    /// transient for its toplevel, below the extension's layer) is in the popup's family: its
+    /// last item, below the popup, is chosen, and nothing is dismissed.
+    @Test func aDropdownBelowThePopupIsInsideIt() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let popup = try GnomeGTKProgram(f, name: "popup", appId: Self.popupAppId, width: 240, height: 40, combo: true)
+            defer { popup.stop() }
+            #expect(try events.await(.opened)["popup"]?.stringValue == "gtk")
+            try f.shell.moveWindow(titled: "popup", to: Self.popupPlace.x, Self.popupPlace.y)
+            let rect = try f.frame(of: "popup")
+            try f.eventually("the daemon to see the popup where GNOME Shell put it") { try f.report().open.first?.rect == rect }
+            try popup.send("dropdown")
+            var bounds = rect
+            try f.eventually("the dropdown in the popup's family, hanging below it") {
+                bounds = try Self.holeBounds(f)
+                return try f.report().open.first?.members.count == 1 && bounds.y + bounds.height > rect.y + rect.height + 20
+            }
+            // The last item, below the popup.
+            try f.click(rect.x + rect.width / 2, bounds.y + bounds.height - 12)
+            try popup.awaitLine("chosen six", "the last item to be chosen")
+            #expect(try f.openPopups() == ["gtk"])
+            try f.eventually("the dropdown to close") { try f.report().open.first?.members.isEmpty == true }
+        }
+    }
+
+    /// While the popup's dropdown is open, Escape is the dropdown's: it closes the dropdown and
+    /// dismisses nothing; the next Escape dismisses the popup.
+    @Test func escapeIsTheDropdownsWhileItIsOpen() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let popup = try GnomeGTKProgram(f, name: "popup", appId: Self.popupAppId, width: 240, height: 40, combo: true)
+            defer { popup.stop() }
+            #expect(try events.await(.opened)["popup"]?.stringValue == "gtk")
+            try popup.send("dropdown")
+            try f.eventually("the dropdown in the popup's family") { try f.report().open.first?.members.count == 1 }
+            try f.shell.key(0xff1b)
+            try f.eventually("the dropdown to close on Escape") { try f.report().open.first?.members.isEmpty == true }
+            #expect(try f.openPopups() == ["gtk"])
+            try f.shell.key(0xff1b)
+            #expect(try events.await(.dismissed)["popups"] == .array([.string("gtk")]))
+        }
+    }
+
+    /// The bounds of the layer's holes: where clicks go through, the popup and its family.
+    static func holeBounds(_ f: GnomeDaemonFixture) throws -> Rect {
+        let holes = try f.status()["overlay"]?["holes"]?.arrayValue?.compactMap { Rect(json: $0) } ?? []
+        guard let first = holes.first else { throw HarnessError("the layer has no holes") }
+        return holes.dropFirst().reduce(first) { a, b in
+            let right = max(a.x + a.width, b.x + b.width), bottom = max(a.y + a.height, b.y + b.height)
+            let x = min(a.x, b.x), y = min(a.y, b.y)
+            return Rect(x: x, y: y, width: right - x, height: bottom - y)
+        }
+    }
+
+    /// The daemon stopped or killed with a popup open: the extension sees its name leave the
+    /// bus and takes the layer down, so the desktop stays clickable.
+    @Test(arguments: [SIGTERM, SIGKILL]) func theDaemonGoneLeavesTheDesktopClickable(signal: Int32) throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let (popup, other, _) = try Self.popupAndOther(f, events)
+            defer { popup.stop(); other.stop() }
+            #expect(try f.shell.hasLayer())
+            let daemon = try #require(f.daemon)
+            #expect(daemon.signalAndWait(signal) != nil, "the daemon did not exit on signal \(signal)")
+            try eventually("the extension to take its layer down", timeout: .seconds(5), every: .milliseconds(20)) { try !f.shell.hasLayer() }
+            let otherRect = try f.frame(of: "other")
+            try f.shell.click(otherRect.x + 30, otherRect.y + otherRect.height / 2)
+            _ = try other.awaitLine(startingWith: "press other", "the click to reach the other window without the daemon")
+        }
+    }
+
+    /// The daemon stopped (SIGSTOP) with a popup open: the press it does not answer within
+    /// 1 s takes the layer down, and the next click reaches the window; once the daemon runs
+    /// again it puts the layer back.
+    @Test func aStalledDaemonsLayerGoesAfterASecond() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let (popup, other, _) = try Self.popupAndOther(f, events)
+            defer { popup.stop(); other.stop() }
+            let daemon = try #require(f.daemon)
+            kill(daemon.pid, SIGSTOP)
+            defer { kill(daemon.pid, SIGCONT) }
+            let otherRect = try f.frame(of: "other")
+            try f.shell.click(otherRect.x + 30, otherRect.y + 30)
+            try eventually("the unanswered press to take the layer down", timeout: .seconds(5), every: .milliseconds(20)) { try !f.shell.hasLayer() }
+            try f.shell.click(otherRect.x + 40, otherRect.y + 40)
+            try other.awaitPresses(1, on: "other", "the click to reach the other window while the daemon is stopped")
+            kill(daemon.pid, SIGCONT)
+            try f.eventually("the daemon to put the layer back") { try f.shell.hasLayer() }
+            #expect(try f.openPopups() == ["gtk"])
+        }
+    }
+
+    /// GNOME Shell restarted (a crash, a new login): the windows go with it, the daemon waits,
+    /// and the new Shell's extension connects by itself; popups work again.
+    @Test func theDaemonFollowsGnomeShellRestarting() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let (popup, other, _) = try Self.popupAndOther(f, events)
+            defer { popup.stop(); other.stop() }
+            try f.shell.restartShell()
+            try f.eventually("the popup to close with the Shell's windows", timeout: .seconds(10)) { try f.openPopups().isEmpty }
+            try f.eventually("the new Shell's extension to connect", timeout: .seconds(10)) {
+                f.log.components(separatedBy: "GNOME Shell's extension connected").count == 3
+            }
+            let again = try GnomeGTKProgram(f, name: "again", appId: Self.popupAppId)
+            defer { again.stop() }
+            #expect(try events.await(.opened)["popup"]?.stringValue == "gtk")
+            try f.click(Self.desktop.x, Self.desktop.y)
+            #expect(try events.await(.dismissed)["popups"] == .array([.string("gtk")]))
+            try again.awaitLine("again deleted", "GNOME Shell to ask the new popup to close")
+        }
+    }
+
+    /// Escape, with a popup that wants it open: dismissed, and the focused window never sees it.
+    @Test func escapeDismissesAndIsTakenFromTheFocusedWindow() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let (popup, other, rect) = try Self.popupAndOther(f, events)
+            defer { popup.stop(); other.stop() }
+            // Focus the popup with a click inside it.
+            try f.click(rect.x + 20, rect.y + rect.height - 20)
+            _ = try popup.awaitLine(startingWith: "press popup", "the click to focus the popup")
+            try f.shell.key(0xff1b)
+            #expect(try events.await(.dismissed)["popups"] == .array([.string("gtk")]))
+            try popup.awaitLine("popup deleted", "GNOME Shell to ask the popup to close")
+            #expect(!popup.printed.contains("key popup Escape"), "the popup got the Escape key")
+        }
+    }
+
+    /// Installed but disabled: the daemon says what to run and waits; enabled, it connects
+    /// and popups work; disabled again, the layer goes and the daemon waits again.
+    @Test func aDisabledExtensionIsWaitedForAndFollowed() throws {
+        try withGnomeDaemon(config: Self.config, extensionState: "disabled") { f in
+            #expect(f.log.contains("gnome-extensions enable \(HeadlessGnomeShell.uuid)"), "\(f.log)")
+            let waiting = try f.ctl(["status"]).stdout
+            #expect(waiting.contains("is not connected"), "\(waiting)")
+            let enable = try f.shell.extensions(["enable", HeadlessGnomeShell.uuid])
+            #expect(enable.status == 0, "\(enable.output)")
+            try f.eventually("the extension to connect") { try f.status()["gnome"]?["connected"]?.boolValue == true }
+            let events = try f.monitor()
+            let (popup, other, _) = try Self.popupAndOther(f, events)
+            defer { popup.stop(); other.stop() }
+            #expect(try f.shell.hasLayer())
+            let disable = try f.shell.extensions(["disable", HeadlessGnomeShell.uuid])
+            #expect(disable.status == 0, "\(disable.output)")
+            try f.eventually("the daemon to see the extension go") { try f.status()["gnome"]?["connected"]?.boolValue == false }
+            #expect(try !f.shell.hasLayer())
+        }
+    }
+
+    /// What the extension says cannot crash the daemon: a peer on the session bus that says
+    /// hello and then sends what no extension would (places far off any screen, a button
+    /// past 255, a window that is its own parent, text that is not JSON, an id told twice)
+    /// gets answers, and the daemon goes on.
+    @Test func nothingAPeerSaysCrashesTheDaemon() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let script = f.directory.appendingPathComponent("peer.py").path
+            try TestFiles.write(#"""
+                import sys
+                from gi.repository import Gio, GLib
+                bus = Gio.DBusConnection.new_for_address_sync(sys.argv[1],
+                    Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+                def event(text):
+                    reply = bus.call_sync("io.github.clickaway", "/io/github/clickaway/Gnome", "io.github.clickaway.Gnome1", "Event",
+                                          GLib.Variant("(s)", (text,)), GLib.VariantType("(s)"), Gio.DBusCallFlags.NONE, 5000, None)
+                    print(reply.unpack()[0], flush=True)
+                big = '{"id":1,"x":9000000000000000000,"y":-9000000000000000000,"width":9223372036854775807,"height":1e300,"pid":-5,"wmClass":"%s","parent":1,"visible":true}' % sys.argv[2]
+                event('{"ev":"hello","protocol":1,"shell":"43.9","windows":[' + big + '],"stacking":[1,1,99],"monitors":[{"name":"M","x":0,"y":0,"width":99999999999,"height":-3}]}')
+                event('{"ev":"window","window":' + big.replace('"parent":1', '"parent":2') + '}')
+                event('{"ev":"window","window":{"id":2,"x":0,"y":0,"width":10,"height":10,"parent":1}}')
+                for message in ['{"ev":"press","id":7,"x":1e300,"y":-1e300,"button":1,"time":0}',
+                                '{"ev":"press","id":7,"x":5,"y":5,"button":1,"time":0}',
+                                '{"ev":"press","id":8,"x":5,"y":5,"button":99999}',
+                                '{"ev":"release","id":7,"x":1e300,"y":5,"button":1}',
+                                '{"ev":"gone","id":-1}', '{"ev":"stacking","ids":"no"}', '{"ev":"nonsense"}', 'not json', '[]', '']:
+                    event(message)
+                """#, to: script)
+            let run = try ProgramRun.run(["/usr/bin/python3", script, f.shell.sessionBus, Self.popupAppId], environment: ["PATH": "/usr/bin:/bin"],
+                                         limit: .seconds(30))
+            #expect(run.status == 0, "\(run.output)")
+            // Not a sync: the peer the daemon now takes for the extension is gone, and would not answer its ping.
+            #expect(try f.report().backend == "gnome")
+            #expect(f.daemon?.isRunning == true, "\(f.log)")
+        }
+    }
+
+    /// No extension, one of another clickaway, or one made for another GNOME Shell: the
+    /// daemon does not start, and says what to run.
+    @Test(arguments: [
+        ("missing", ["GNOME Shell has no extension clickaway@clickaway.github.io", "make install", "gnome-extensions enable"]),
+        ("other-version", ["is version 999, this clickaway speaks version 1", "make install", "log out and in"]),
+        ("out-of-date", ["is OUT OF DATE", "make install", "gnome-shell --version"]),
+    ]) func anUnusableExtensionSaysWhatToRun(state: String, said: [String]) throws {
+        try withGnomeDaemon(config: Self.config, extensionState: state, start: false) { f in
+            #expect(throws: HarnessError.self) { try f.startDaemon() }
+            #expect(f.daemon?.waitForExit(within: .seconds(5)) == 69, "\(f.log)")
+            for words in said { #expect(f.log.contains(words), "\(f.log)") }
+        }
+    }
+}
