@@ -104,8 +104,12 @@ public final class HeadlessGnomeShell {
     public var log: String { shell.flatMap { try? String(contentsOfFile: $0.logPath, encoding: .utf8) } ?? "" }
 
     /// The environment of a program of this session (GTK clients, gsettings, gnome-extensions).
+    /// XDG_DATA_DIRS leaves out /usr/local/share, where `make install` as root puts the
+    /// extension for every user (.ci/run installs before the tests): the Shell finds only the
+    /// one this session installed, or none.
     public var environment: [String: String] {
         ["HOME": home, "XDG_RUNTIME_DIR": runtimeDirectory, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "NO_AT_BRIDGE": "1",
+         "XDG_DATA_DIRS": "/usr/share",
          "DBUS_SESSION_BUS_ADDRESS": sessionBus, "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(runtimeDirectory)/system_bus",
          "WAYLAND_DISPLAY": "wayland-0", "GDK_BACKEND": "wayland"]
     }
