@@ -46,10 +46,10 @@ import WaylandHarness
 
     /// The popup's window (by app_id) and another one beside it, both placed, the popup open.
     private static func popupAndOther(_ f: GnomeDaemonFixture, _ events: EventStream) throws
-        -> (popup: GnomeGTKProgram, other: GnomeGTKProgram, rect: Rect) {
-        let other = try GnomeGTKProgram(f, name: "other", appId: "clickaway-gnome-other")
+        -> (popup: WaylandGTKProgram, other: WaylandGTKProgram, rect: Rect) {
+        let other = try WaylandGTKProgram(f, name: "other", appId: "clickaway-gnome-other")
         try f.shell.moveWindow(titled: "other", to: otherPlace.x, otherPlace.y)
-        let popup = try GnomeGTKProgram(f, name: "popup", appId: popupAppId)
+        let popup = try WaylandGTKProgram(f, name: "popup", appId: popupAppId)
         #expect(try events.await(.opened)["popup"]?.stringValue == "gtk")
         try f.shell.moveWindow(titled: "popup", to: popupPlace.x, popupPlace.y)
         let rect = try f.frame(of: "popup")
@@ -94,11 +94,11 @@ import WaylandHarness
     @Test func aReplayedOutsideClickReachesTheWindowBelowExactlyOnce() throws {
         try withGnomeDaemon(config: Self.config) { f in
             let events = try f.monitor()
-            let other = try GnomeGTKProgram(f, name: "other", appId: "clickaway-gnome-other")
+            let other = try WaylandGTKProgram(f, name: "other", appId: "clickaway-gnome-other")
             defer { other.stop() }
             try f.shell.moveWindow(titled: "other", to: Self.otherPlace.x, Self.otherPlace.y)
             let yad = try ChildProcess(["yad", "--text=clickaway", "--title=gnome-yad", "--width=300", "--height=150"],
-                                       environment: GnomeGTKProgram.environment(f))
+                                       environment: WaylandGTKProgram.environment(directory: f.directory, waylandSocket: f.shell.waylandSocket))
             defer { yad.stop() }
             #expect(try events.await(.opened, timeoutMs: 20_000)["popup"]?.stringValue == "calendar")
             try f.shell.moveWindow(titled: "gnome-yad", to: Self.popupPlace.x, Self.popupPlace.y)
@@ -139,7 +139,7 @@ import WaylandHarness
         try withGnomeDaemon(config: Self.config) { f in
             let events = try f.monitor()
             let foot = try ChildProcess(["foot", "--app-id", "clickaway-gnome-foot", "--title", "gnome-foot", "--window-size-pixels", "400x300",
-                                         "sleep", "300"], environment: GnomeGTKProgram.environment(f))
+                                         "sleep", "300"], environment: WaylandGTKProgram.environment(directory: f.directory, waylandSocket: f.shell.waylandSocket))
             defer { foot.stop() }
             #expect(try events.await(.opened, timeoutMs: 20_000)["popup"]?.stringValue == "terminal")
             try f.shell.moveWindow(titled: "gnome-foot", to: Self.popupPlace.x, Self.popupPlace.y)
@@ -154,7 +154,7 @@ import WaylandHarness
     @Test func aRectPopupsAnchorPassesAndTheDesktopDismisses() throws {
         try withGnomeDaemon(config: Self.config) { f in
             let events = try f.monitor()
-            let other = try GnomeGTKProgram(f, name: "other", appId: "clickaway-gnome-other")
+            let other = try WaylandGTKProgram(f, name: "other", appId: "clickaway-gnome-other")
             defer { other.stop() }
             try f.shell.moveWindow(titled: "other", to: Self.otherPlace.x, Self.otherPlace.y)
             try f.ctlOK(["open", "panel"])
@@ -214,7 +214,7 @@ import WaylandHarness
     @Test func aDropdownBelowThePopupIsInsideIt() throws {
         try withGnomeDaemon(config: Self.config) { f in
             let events = try f.monitor()
-            let popup = try GnomeGTKProgram(f, name: "popup", appId: Self.popupAppId, width: 240, height: 40, combo: true)
+            let popup = try WaylandGTKProgram(f, name: "popup", appId: Self.popupAppId, width: 240, height: 40, combo: true)
             defer { popup.stop() }
             #expect(try events.await(.opened)["popup"]?.stringValue == "gtk")
             try f.shell.moveWindow(titled: "popup", to: Self.popupPlace.x, Self.popupPlace.y)
@@ -239,7 +239,7 @@ import WaylandHarness
     @Test func escapeIsTheDropdownsWhileItIsOpen() throws {
         try withGnomeDaemon(config: Self.config) { f in
             let events = try f.monitor()
-            let popup = try GnomeGTKProgram(f, name: "popup", appId: Self.popupAppId, width: 240, height: 40, combo: true)
+            let popup = try WaylandGTKProgram(f, name: "popup", appId: Self.popupAppId, width: 240, height: 40, combo: true)
             defer { popup.stop() }
             #expect(try events.await(.opened)["popup"]?.stringValue == "gtk")
             try popup.send("dropdown")
@@ -314,7 +314,7 @@ import WaylandHarness
             try f.eventually("the new Shell's extension to connect", timeout: .seconds(10)) {
                 f.log.components(separatedBy: "GNOME Shell's extension connected").count == 3
             }
-            let again = try GnomeGTKProgram(f, name: "again", appId: Self.popupAppId)
+            let again = try WaylandGTKProgram(f, name: "again", appId: Self.popupAppId)
             defer { again.stop() }
             #expect(try events.await(.opened)["popup"]?.stringValue == "gtk")
             try f.click(Self.desktop.x, Self.desktop.y)

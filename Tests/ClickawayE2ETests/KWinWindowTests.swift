@@ -45,9 +45,9 @@ import WaylandHarness
     @Test func aGTKWindowMatchedByAppIdIsAPopupWithItsFrame() throws {
         try withWaylandDaemon(.kwin, config: Self.config, kwinScripting: true) { f in
             let events = try f.monitor()
-            let program = try GTKProgram(f)
+            let program = try WaylandGTKProgram(kwin: f)
             defer { program.stop() }
-            let rect = try program.awaitPopup(events)
+            let rect = try program.awaitPopup(f, events)
             #expect((rect.width, rect.height) == Self.size, "\(rect)")
             let status = try f.status()
             #expect(status["kwin"]?["version"]?.intValue == 5, "\(status.text)")
@@ -55,7 +55,7 @@ import WaylandHarness
 
             // Inside, on the window's last pixel: the program gets the press.
             try f.click(rect.x + rect.width - 1, rect.y + rect.height - 1)
-            try program.awaitLine("press main \(rect.width - 1) \(rect.height - 1)", "the press inside to reach the window")
+            try program.awaitLine("press kwin-gtk-popup \(rect.width - 1) \(rect.height - 1) 1", "the press inside to reach the window")
             #expect(try f.openPopups() == ["gtk"])
 
             // A dialog transient for it, wider than it: inside, where it reaches past the popup.
@@ -67,7 +67,7 @@ import WaylandHarness
                 return try Self.members(f).count == 1 && dialog.width > rect.width
             }
             try f.click(dialog.x + 2, dialog.y + dialog.height / 2)
-            try program.awaitLine("press dialog 2 \(dialog.height / 2)", "the press on the dialog to reach it")
+            try program.awaitLine("press kwin-gtk-popup-dialog 2 \(dialog.height / 2) 1", "the press on the dialog to reach it")
             #expect(try f.openPopups() == ["gtk"])
             try program.send("close-dialog")
             try f.eventually("the dialog to leave the family") { try Self.members(f).isEmpty }
@@ -81,12 +81,12 @@ import WaylandHarness
             let moved = Rect(x: 100, y: 100, width: rect.width, height: rect.height)
             try f.eventually("the daemon to see the window at (100, 100)") { try f.report().open.first?.rect == moved }
             try f.click(105, 105 + rect.height - 10)
-            try program.awaitLine("press main 5 \(rect.height - 5)", "the press at the new place to reach the window")
+            try program.awaitLine("press kwin-gtk-popup 5 \(rect.height - 5) 1", "the press at the new place to reach the window")
             #expect(try f.openPopups() == ["gtk"])
 
             // Where it was, now outside: dismissed, KWin asks the window to close.
             try f.click(rect.x + rect.width / 2, rect.y + rect.height / 2)
-            try program.awaitLine("main deleted", "KWin to close the window")
+            try program.awaitLine("kwin-gtk-popup deleted", "KWin to close the window")
             #expect(try events.await(.dismissed)["popups"] == .array([.string("gtk")]))
             #expect(try f.below.clicks().filter(\.isPressed).isEmpty, "the outside click was swallowed")
         }
@@ -98,9 +98,9 @@ import WaylandHarness
     @Test func aDropdownBelowThePopupIsInsideIt() throws {
         try withWaylandDaemon(.kwin, config: Self.config, kwinScripting: true) { f in
             let events = try f.monitor()
-            let program = try GTKProgram(f)
+            let program = try WaylandGTKProgram(kwin: f)
             defer { program.stop() }
-            let rect = try program.awaitPopup(events)
+            let rect = try program.awaitPopup(f, events)
             try program.send("dropdown")
             // The holes' bounds reach down to the dropdown's last item.
             var bounds = rect
@@ -122,7 +122,7 @@ import WaylandHarness
         try withWaylandDaemon(.kwin, config: Self.noWindowPopup, kwinScripting: true) { f in
             let events = try f.monitor()
             let yad = try ChildProcess(["yad", "--text=clickaway", "--title=kwin-yad", "--width=300", "--height=150"],
-                                       environment: GTKProgram.environment(f))
+                                       environment: WaylandGTKProgram.environment(directory: f.directory, waylandSocket: f.compositor.waylandSocket))
             defer { yad.stop() }
             let open = try f.ctl(["open", "--pid", "\(yad.pid)", "--name", "yadpopup"], limit: .seconds(20))
             #expect(open.status == 0, "\(open.output)\n\(f.log)\n\(yad.logTail)")
@@ -146,10 +146,9 @@ import WaylandHarness
     @Test func pickNamesTheGTKWindowAndOpenTakesItsNumber() throws {
         try withWaylandDaemon(.kwin, config: Self.noWindowPopup, kwinScripting: true) { f in
             let events = try f.monitor()
-            let program = try GTKProgram(f)
+            let program = try WaylandGTKProgram(kwin: f)
             defer { program.stop() }
-            try program.awaitLine("mapped", "the GTK window to map")
-            // KWin has its first frame once GTK's round trip is back; the daemon has KWin's
+                        // KWin has its first frame once GTK's round trip is back; the daemon has KWin's
             // report of it once the script answers the sync's ping.
             try program.ping()
             try f.sync()
@@ -167,7 +166,7 @@ import WaylandHarness
             let picked = try JSON.parse(r.stdout)
             #expect(picked["app_id"]?.stringValue == "clickaway-kwin-gtk" && picked["title"]?.stringValue == "kwin-gtk-popup", "\(r.stdout)")
             #expect(picked["match"]?["app_id"]?.stringValue == "clickaway-kwin-gtk", "\(r.stdout)")
-            #expect(!program.printed.contains { $0.hasPrefix("press main") }, "the pick's click reached the window")
+            #expect(!program.printed.contains { $0.hasPrefix("press kwin-gtk-popup ") }, "the pick's click reached the window")
             let window = try #require(picked["window"]?.stringValue, "\(r.stdout)")
             let rect = try #require(Rect(json: picked["rect"]), "\(r.stdout)")
 
@@ -175,7 +174,7 @@ import WaylandHarness
             #expect(try events.await(.opened)["popup"]?.stringValue == "picked")
             #expect(try f.report().open.first { $0.popup == "picked" }?.rect == rect)
             try f.click(rect.x + rect.width + 30, rect.y + 10)
-            try program.awaitLine("main deleted", "KWin to close the window picked")
+            try program.awaitLine("kwin-gtk-popup deleted", "KWin to close the window picked")
         }
     }
 
@@ -225,134 +224,18 @@ import WaylandHarness
     }
 }
 
-/// A GTK 3 program on KWin (python3-gi, Wayland backend): a window with app_id
-/// `clickaway-kwin-gtk`, title `kwin-gtk-popup`, 240x120, with a combo box of six items. It
-/// prints each press on its windows (`press main X Y`, `press dialog X Y`), an item chosen
-/// (`chosen ITEM`), and `main deleted` when asked to close; it takes commands from a fifo:
-/// `dialog` (a Gtk.Dialog transient for the window, 500x300), `close-dialog`, `dropdown`
-/// (the combo box's list), `ping N` (`pong N` once everything before is handled).
-final class GTKProgram {
-    static let script = #"""
-        import os, sys
-        import gi
-        gi.require_version("Gtk", "3.0")
-        gi.require_version("Gdk", "3.0")
-        from gi.repository import Gdk, Gtk, GLib
+/// The GTK program of these tests on KWin: app_id `clickaway-kwin-gtk`, title
+/// `kwin-gtk-popup`, 240x120, with a combo box (its dialog, 420x260, reaches past it).
+extension WaylandGTKProgram {
+    static let kwinName = "kwin-gtk-popup"
 
-        GLib.set_prgname("clickaway-kwin-gtk")
-        commands = os.open(sys.argv[1], os.O_RDWR | os.O_NONBLOCK)
-        pending = b""
-        dialog = None
-
-        def say(text):
-            print(text, file=sys.stderr, flush=True)
-
-        def pressed(name):
-            def handler(widget, event):
-                say("press %s %d %d" % (name, int(event.x), int(event.y)))
-                return False
-            return handler
-
-        window = Gtk.Window(title="kwin-gtk-popup")
-        window.set_default_size(240, 120)
-        window.set_resizable(False)
-        window.add_events(Gdk.EventMask.BUTTON_PRESS_MASK)
-        window.connect("button-press-event", pressed("main"))
-        window.connect("delete-event", lambda *a: (say("main deleted"), False)[1])
-        window.connect("destroy", lambda *a: Gtk.main_quit())
-        window.connect("map-event", lambda *a: say("mapped"))
-        box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
-        combo = Gtk.ComboBoxText()
-        for item in ["one", "two", "three", "four", "five", "six"]:
-            combo.append_text(item)
-        combo.set_active(0)
-        combo.connect("changed", lambda c: say("chosen " + c.get_active_text()))
-        box.pack_start(combo, False, False, 0)
-        window.add(box)
-        window.show_all()
-
-        def command(fd, condition):
-            global pending, dialog
-            try:
-                pending += os.read(fd, 4096)
-            except BlockingIOError:
-                return True
-            while b"\n" in pending:
-                line, pending = pending.split(b"\n", 1)
-                words = line.decode().split()
-                if words[0] == "dialog":
-                    dialog = Gtk.Dialog(title="kwin-gtk-dialog", transient_for=window)
-                    dialog.set_default_size(500, 300)
-                    dialog.add_events(Gdk.EventMask.BUTTON_PRESS_MASK)
-                    dialog.connect("button-press-event", pressed("dialog"))
-                    dialog.show_all()
-                elif words[0] == "close-dialog" and dialog is not None:
-                    dialog.destroy()
-                    dialog = None
-                elif words[0] == "dropdown":
-                    combo.popup()
-                elif words[0] == "ping":
-                    Gdk.Display.get_default().sync()
-                    say("pong " + words[1])
-            return True
-
-        GLib.io_add_watch(commands, GLib.IO_IN, command)
-        Gtk.main()
-
-        """#
-
-    let process: ChildProcess
-    let commands: CommandFifo
-    let f: WaylandDaemonFixture
-
-    /// GTK on the compositor's Wayland socket, without the accessibility bus or dconf.
-    static func environment(_ f: WaylandDaemonFixture) -> [String: String] {
-        ["PATH": "/usr/bin:/bin", "HOME": f.directory.path, "XDG_RUNTIME_DIR": f.directory.path,
-         "WAYLAND_DISPLAY": f.compositor.waylandSocket, "GDK_BACKEND": "wayland", "NO_AT_BRIDGE": "1",
-         "GSETTINGS_BACKEND": "memory"]
-    }
-
-    init(_ f: WaylandDaemonFixture) throws {
-        self.f = f
-        let script = f.directory.appendingPathComponent("kwin-gtk.py").path
-        try TestFiles.write(Self.script, to: script)
-        commands = try CommandFifo(f.directory.appendingPathComponent("kwin-gtk.commands").path)
-        // Debian's python3, where python3-gi is (not a python3 first on PATH).
-        process = try ChildProcess(["/usr/bin/python3", script, commands.path], environment: Self.environment(f))
-    }
-
-    func stop() {
-        process.stop()
-        commands.close()
-    }
-
-    var printed: [String] {
-        ((try? String(contentsOfFile: process.logPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
-    }
-
-    func send(_ command: String) throws {
-        try commands.send(command)
-    }
-
-    private var pings = 0
-
-    /// Returns once KWin has handled everything the program sent before (a Wayland round trip).
-    func ping() throws {
-        pings += 1
-        try send("ping \(pings)")
-        try awaitLine("pong \(pings)", "the program to answer ping \(pings)")
-    }
-
-    func awaitLine(_ line: String, _ what: String) throws {
-        do {
-            try eventually(what, timeout: .seconds(10), every: .milliseconds(20)) { printed.contains(line) }
-        } catch {
-            throw HarnessError("\(error); it printed \(printed)\nthe daemon's log:\n\(f.log)")
-        }
+    convenience init(kwin f: WaylandDaemonFixture) throws {
+        try self.init(directory: f.directory, waylandSocket: f.compositor.waylandSocket, daemonLog: { f.log }, name: Self.kwinName,
+                      appId: "clickaway-kwin-gtk", width: 240, height: 120, combo: true)
     }
 
     /// Waits for the daemon to open the popup "gtk"; returns its rectangle.
-    func awaitPopup(_ events: EventStream) throws -> Rect {
+    func awaitPopup(_ f: WaylandDaemonFixture, _ events: EventStream) throws -> Rect {
         let opened = try events.await(.opened, timeoutMs: 20_000)
         #expect(opened["popup"]?.stringValue == "gtk")
         guard let entry = try f.report().open.first else { throw HarnessError("no popup open after \"opened\"\n\(f.log)") }
