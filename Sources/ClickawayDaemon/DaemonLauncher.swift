@@ -146,7 +146,7 @@ public enum DaemonLauncher {
         guard let bus = DesktopNotifications.sessionBusAddress(environment) else { return nil }
         do {
             return try GnomeDisplay(busAddress: bus, displayName: name, model: model, logger: logger)
-        } catch where error.isGnome {
+        } catch where error.isRunning {
             fail(error.reason, .noDisplay)
         } catch {
             logger.debug("not GNOME Shell: \(error.reason)")

@@ -65,40 +65,24 @@ final class GnomeDisplay: Display, PollSource {
     /// How long a sync waits for the extension.
     static let syncLimitMs: Int64 = 2000
 
-    /// Why the daemon cannot use GNOME Shell: it is not on the session bus (not GNOME), or
-    /// the extension is missing, broken or of another version (`reason` says what to run).
-    struct Unavailable: Error {
-        var isGnome: Bool
-        var reason: String
-    }
-
     /// Connects to the session bus at `busAddress`, checks the extension, and owns the name
     /// the extension looks for. A disabled extension is waited for; a missing, failed or
     /// mismatched one throws with what to run.
-    init(busAddress: String, displayName: String, model: ClickModel, logger: Logger) throws(Unavailable) {
+    init(busAddress: String, displayName: String, model: ClickModel, logger: Logger) throws(DesktopServiceUnavailable) {
         self.logger = logger
         self.displayName = displayName
         gnomeWindows = GnomeWindows(model: model, logger: logger)
-        do {
-            bus = try BusConnection(address: busAddress, description: "clickaway-gnome")
-            guard case .number(1) = try bus.call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                                 "NameHasOwner", ["org.gnome.Shell"], milliseconds: Self.callLimitMs) else {
-                throw Unavailable(isGnome: false, reason: "GNOME Shell (org.gnome.Shell) is not on the session bus at \(busAddress)")
-            }
-        } catch let error as Unavailable {
-            throw error
-        } catch {
-            throw Unavailable(isGnome: false, reason: "\(error)")
-        }
+        bus = try .reaching("org.gnome.Shell", named: "GNOME Shell", at: busAddress, description: "clickaway-gnome",
+                            milliseconds: Self.callLimitMs)
         do {
             try bus.watchOwner(of: "org.gnome.Shell")
             waitingFor = try Self.checkExtension(bus)
             try bus.export(path: GnomeProtocol.path)
             try bus.requestName(GnomeProtocol.busName)
-        } catch let error as Unavailable {
+        } catch let error as DesktopServiceUnavailable {
             throw error
         } catch {
-            throw Unavailable(isGnome: true, reason: "\(error)")
+            throw DesktopServiceUnavailable(isRunning: true, reason: "\(error)")
         }
         if let waitingFor { logger.error("\(waitingFor)") }
         logger.info("waiting for GNOME Shell's extension", metadata: ["name": "\(GnomeProtocol.busName)"])
@@ -120,22 +104,22 @@ final class GnomeDisplay: Display, PollSource {
         }
         let relogin = "then log out and in again (GNOME Shell on Wayland finds new extensions only when it starts)"
         guard let state = info["state"].flatMap(Double.init) else {
-            throw Unavailable(isGnome: true, reason: "GNOME Shell has no extension \(uuid), which clickaway needs on GNOME: "
+            throw DesktopServiceUnavailable(isRunning: true, reason: "GNOME Shell has no extension \(uuid), which clickaway needs on GNOME: "
                               + "install it with `make install` in clickaway's source (or your package's clickaway-gnome-shell-extension), "
                               + "\(relogin), and enable it: gnome-extensions enable \(uuid)")
         }
         let version = info["version"].flatMap(Double.init).map { Int($0) }
         switch state {
         case 4:
-            throw Unavailable(isGnome: true, reason: "GNOME Shell says its extension \(uuid) is OUT OF DATE: it was not made for this "
+            throw DesktopServiceUnavailable(isRunning: true, reason: "GNOME Shell says its extension \(uuid) is OUT OF DATE: it was not made for this "
                               + "GNOME Shell version; install the one for it with `make install` (which picks by `gnome-shell --version`), \(relogin)")
         case 3:
-            throw Unavailable(isGnome: true, reason: "GNOME Shell's extension \(uuid) failed (\(info["error"] ?? "no reason given")): "
+            throw DesktopServiceUnavailable(isRunning: true, reason: "GNOME Shell's extension \(uuid) failed (\(info["error"] ?? "no reason given")): "
                               + "see `journalctl --user -b | grep clickaway`; reinstall it with `make install`, \(relogin)")
         default: break
         }
         if let version, version != GnomeProtocol.version {
-            throw Unavailable(isGnome: true, reason: "GNOME Shell's extension \(uuid) is version \(version), this clickaway speaks version "
+            throw DesktopServiceUnavailable(isRunning: true, reason: "GNOME Shell's extension \(uuid) is version \(version), this clickaway speaks version "
                               + "\(GnomeProtocol.version): install the extension of this clickaway with `make install`, \(relogin)")
         }
         return state == 1 ? nil : "GNOME Shell's extension \(uuid) is installed but not enabled: run `gnome-extensions enable \(uuid)`; "

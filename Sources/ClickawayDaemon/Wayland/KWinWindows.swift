@@ -61,33 +61,16 @@ final class KWinWindows: RosterWindowSource, CompositorWindows {
     /// How long each call to KWin at start and stop may take.
     static let callLimitMs: UInt64 = 2000
 
-    /// Why there are no windows from KWin: it is not on the session bus (not KWin), or
-    /// something failed on the way (`reason`).
-    struct Unavailable: Error {
-        var isKWin: Bool
-        var reason: String
-    }
-
     /// Loads the script into KWin on the session bus at `busAddress`, or throws why not.
-    init(busAddress: String, runtimeDirectory: String, model: ClickModel, logger: Logger) throws(Unavailable) {
+    init(busAddress: String, runtimeDirectory: String, model: ClickModel, logger: Logger) throws(DesktopServiceUnavailable) {
         self.logger = logger
         roster = WindowRoster(model: model, naming: .decimal, logger: logger)
         scriptPath = runtimeDirectory + "/clickaway-kwin.js"
-        do {
-            bus = try BusConnection(address: busAddress, description: "clickaway-kwin")
-            guard case .number(1) = try bus.call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                                 "NameHasOwner", ["org.kde.KWin"], milliseconds: Self.callLimitMs) else {
-                throw Unavailable(isKWin: false, reason: "KWin (org.kde.KWin) is not on the session bus at \(busAddress)")
-            }
-        } catch let error as Unavailable {
-            throw error
-        } catch {
-            throw Unavailable(isKWin: false, reason: "\(error)")
-        }
+        bus = try .reaching("org.kde.KWin", named: "KWin", at: busAddress, description: "clickaway-kwin", milliseconds: Self.callLimitMs)
         do {
             try load()
         } catch {
-            throw Unavailable(isKWin: true, reason: "\(error)")
+            throw DesktopServiceUnavailable(isRunning: true, reason: "\(error)")
         }
     }
 

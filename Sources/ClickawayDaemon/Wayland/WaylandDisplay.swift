@@ -82,7 +82,7 @@ final class WaylandDisplay: Display, PollSource {
             do {
                 compositorWindows = try KWinWindows(busAddress: sessionBus, runtimeDirectory: runtimeDirectory, model: model, logger: logger)
             } catch {
-                if error.isKWin {
+                if error.isRunning {
                     logger.error("cannot follow KWin's windows: \(error.reason)")
                     kwinFailure = error.reason
                 } else {
