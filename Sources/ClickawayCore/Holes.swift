@@ -8,7 +8,10 @@ extension DecisionEngine {
     /// are holes whole; any other hole is inside every open instance at once, which bounds
     /// where to look (`EngineState.whereEveryInstanceCanBeInside`). There every test the
     /// engine makes is a rectangle containment, so its answer is the same over each cell of
-    /// the grid drawn through the edges within: one point per cell is decided. Row by row,
+    /// the grid drawn through the edges within: one point per cell is decided. A row is cut
+    /// across by the popups' and the configuration's edges and by those of the window areas
+    /// in that row alone (a family's windows there are a span or two), so that a thousand
+    /// staggered menus of one program cost a few cells a row, not a thousand. Row by row,
     /// the exclusions and those cells are merged into spans, and the spans into rectangles.
     public func holes(in screen: Rect) -> [Rect] {
         guard !open.isEmpty else { return [screen] }
@@ -23,12 +26,13 @@ extension DecisionEngine {
         exclusions.sort { $0.minY < $1.minY }
         var ys = [whole.minY, whole.maxY]
         for e in exclusions { ys += [e.minY, e.maxY] }
-        // The cells where a hole may be inside every instance, and the rows they cut.
-        var cellXs: [Int64] = []
+        // Where a hole may be inside every instance: the rows it cuts, and the columns that
+        // cut every row there (window areas add their own, row by row).
+        var columns: [Int64] = []
         let inside = state.whereEveryInstanceCanBeInside().intersection(whole)
         if !inside.isEmpty {
-            let (xs, gridYs) = grid(in: screen)
-            cellXs = Self.cuts(xs, from: inside.minX, to: inside.maxX)
+            let (xs, gridYs) = grid(in: screen, windowColumns: false)
+            columns = Self.cuts(xs, from: inside.minX, to: inside.maxX)
             ys += Self.cuts(gridYs, from: inside.minY, to: inside.maxY)
         }
         ys = Self.cuts(ys, from: whole.minY, to: whole.maxY)
@@ -37,7 +41,7 @@ extension DecisionEngine {
         // A cell is decided against the window areas across its row only (`RowAreas`);
         // with no open popup dismissed by a click inside it, which member window a click
         // touches decides nothing here, and a family's windows across a row are their spans.
-        let rowAreas = cellXs.isEmpty ? nil
+        var rowAreas = inside.isEmpty ? nil
             : RowAreas(windowAreas, spansOfFamilies: !open.contains { state.traits[Int($0.popup)].dismissedFromInside })
         var holes: [Rect] = []
         // Rectangles still growing downwards, by their x span.
@@ -53,8 +57,14 @@ extension DecisionEngine {
                 nextExclusion += 1
             }
             var pieces = active.map { Span(from: $0.minX, to: $0.maxX) }
-            if let rowAreas, inside.minY <= top, bottom <= inside.maxY {
-                scratch.windowAreas = rowAreas.at(top)
+            if rowAreas != nil, inside.minY <= top, bottom <= inside.maxY {
+                scratch.windowAreas = rowAreas!.at(top)
+                var xs = columns
+                for a in scratch.windowAreas {
+                    let b = Bounds(a.rect)
+                    xs += [b.minX, b.maxX]
+                }
+                let cellXs = Self.cuts(xs, from: inside.minX, to: inside.maxX)
                 for i in 0..<(cellXs.count - 1) where scratch.decidesNothing(x: Int32(cellXs[i]), y: Int32(top)) {
                     pieces.append(Span(from: cellXs[i], to: cellXs[i + 1]))
                 }
@@ -77,38 +87,46 @@ extension DecisionEngine {
     }
 
     /// `screen` cut along every edge a decision depends on (the open popups' regions with
-    /// their slop, anchors, exclusions): every point of one cell is decided alike.
-    func grid(in screen: Rect) -> (xs: [Int64], ys: [Int64]) {
+    /// their slop, anchors, exclusions): every point of one cell is decided alike. Without
+    /// `windowColumns`, the window areas cut rows only.
+    func grid(in screen: Rect, windowColumns: Bool = true) -> (xs: [Int64], ys: [Int64]) {
         var xs: [Int64] = [Int64(screen.x), Int64(screen.x) + Int64(screen.width)]
         var ys: [Int64] = [Int64(screen.y), Int64(screen.y) + Int64(screen.height)]
         for o in open { model.regions.edges(popup: o.popup, at: o.rect, xs: &xs, ys: &ys) }
-        for a in configAreas + windowAreas {
+        for a in configAreas {
             let b = Bounds(a.rect)
             xs += [b.minX, b.maxX]
+            ys += [b.minY, b.maxY]
+        }
+        for a in windowAreas {
+            let b = Bounds(a.rect)
+            if windowColumns { xs += [b.minX, b.maxX] }
             ys += [b.minY, b.maxY]
         }
         return (Self.cuts(xs, from: xs[0], to: xs[1]), Self.cuts(ys, from: ys[0], to: ys[1]))
     }
 
-    /// The window areas as the rows of the grid see them (`at(_:)`): the areas that hold
-    /// points of a row (every area edge is a row edge, so an area holds all of a row's height
-    /// or none of it), in their order. With `spansOfFamilies`, the windows of one family (the
-    /// same instance and popup) are their merged spans along the row instead, each named by
-    /// the family's first window: a thousand overlapping menus of one program are a span or
-    /// two, and each cell of the row is decided against those rather than against every
-    /// menu. Exact when which member is touched cannot matter (no open popup is dismissed by
-    /// a click inside it): a point is in a span exactly when it is in one of the family's
-    /// windows. The families are gathered once, their windows sorted by left edge, so that a
-    /// row merges them in one pass with no lookup or sort.
+    /// The window areas as the rows of the grid see them, row after row downwards (`at(_:)`):
+    /// the areas that hold points of a row (every area edge is a row edge, so an area holds
+    /// all of a row's height or none of it), in their order. With `spansOfFamilies`, the
+    /// windows of one family (the same instance and popup) are their merged spans along the
+    /// row instead, each named by the family's first window: a thousand overlapping menus of
+    /// one program are a span or two, and each cell of the row is decided against those
+    /// rather than against every menu. Exact when which member is touched cannot matter (no
+    /// open popup is dismissed by a click inside it): a point is in a span exactly when it is
+    /// in one of the family's windows. A family is swept down the rows: how many of its
+    /// windows cover each column between its windows' x edges changes only where a window
+    /// starts or ends, so a row costs the family's columns, not its windows.
     struct RowAreas {
         private let all: [Area]
         private var others: [(area: Area, bounds: Bounds)] = []
-        private var families: [(owner: InstanceID, popup: Int32, window: UInt32, windows: [Bounds])] = []
+        private var families: [FamilySweep] = []
 
         init(_ all: [Area], spansOfFamilies: Bool) {
             self.all = all
             var index: [InstanceID: [Int]] = [:]
             var last: (owner: InstanceID, popup: Int32, family: Int)?
+            var windows: [[Bounds]] = []
             for a in all {
                 let b = Bounds(a.rect)
                 guard !b.isEmpty else { continue }
@@ -124,46 +142,26 @@ extension DecisionEngine {
                 } else {
                     family = families.count
                     index[owner, default: []].append(family)
-                    families.append((owner, popup, window, []))
+                    families.append(FamilySweep(owner: owner, popup: popup, window: window))
+                    windows.append([])
                 }
                 last = (owner, popup, family)
-                families[family].windows.append(b)
+                windows[family].append(b)
             }
-            for i in families.indices { families[i].windows.sort { $0.minX < $1.minX } }
+            for i in families.indices { families[i].start(windows[i]) }
         }
 
-        /// The areas across the row at `y`.
-        func at(_ y: Int64) -> [Area] {
+        /// The areas across the row at `y`; each call's `y` below the last one's.
+        mutating func at(_ y: Int64) -> [Area] {
             var kept: [Area] = []
             for (a, b) in others where b.minY <= y && y < b.maxY { kept.append(a) }
-            guard let top = Int32(exactly: y) else { return exact(y) }
-            for family in families {
-                var span: Span?
-                for b in family.windows where b.minY <= y && y < b.maxY {
-                    if let s = span, b.minX <= s.to {
-                        span!.to = max(s.to, b.maxX)
-                        continue
-                    }
-                    if let s = span {
-                        guard let area = Self.area(family, s, top) else { return exact(y) }
-                        kept.append(area)
-                    }
-                    span = Span(from: b.minX, to: b.maxX)
-                }
-                if let s = span {
-                    guard let area = Self.area(family, s, top) else { return exact(y) }
-                    kept.append(area)
-                }
+            var exactOnly = false
+            for i in families.indices {
+                families[i].advance(to: y)
+                guard !exactOnly else { continue }
+                exactOnly = !families[i].appendSpans(at: y, to: &kept)
             }
-            return kept
-        }
-
-        /// A family's span as an area one pixel high; nil past the ends of 32 bits.
-        private static func area(_ family: (owner: InstanceID, popup: Int32, window: UInt32, windows: [Bounds]),
-                                 _ span: Span, _ top: Int32) -> Area? {
-            guard let x = Int32(exactly: span.from), let width = Int32(exactly: span.to - span.from) else { return nil }
-            return Area(kind: .member(of: family.owner, popup: family.popup, window: family.window),
-                        rect: Rect(x: x, y: top, width: width, height: 1))
+            return exactOnly ? exact(y) : kept
         }
 
         /// The areas across the row as they are: spans past the ends of 32 bits are left as
@@ -176,6 +174,75 @@ extension DecisionEngine {
         }
     }
 
+    /// One family's windows down the rows: the windows holding the column from `xs[i]` to
+    /// `xs[i + 1]` of the row reached are the sum of `steps[0...i]`; a window counts from the
+    /// row of its top edge to the row of its bottom edge.
+    private struct FamilySweep {
+        let owner: InstanceID
+        let popup: Int32
+        let window: UInt32
+        private var xs: [Int64] = []
+        /// Where the count changes, by the row it changes at: +1 over the columns `from..<to`
+        /// at a window's top, -1 at its bottom.
+        private var changes: [(y: Int64, from: Int, to: Int, by: Int32)] = []
+        private var applied = 0
+        private var steps: [Int32] = []
+
+        init(owner: InstanceID, popup: Int32, window: UInt32) {
+            (self.owner, self.popup, self.window) = (owner, popup, window)
+        }
+
+        mutating func start(_ windows: [Bounds]) {
+            xs = DecisionEngine.distinctSorted(windows.flatMap { [$0.minX, $0.maxX] })
+            changes.reserveCapacity(2 * windows.count)
+            for b in windows {
+                let (from, to) = (column(of: b.minX), column(of: b.maxX))
+                changes.append((b.minY, from, to, 1))
+                changes.append((b.maxY, from, to, -1))
+            }
+            changes.sort { $0.y < $1.y }
+            steps = [Int32](repeating: 0, count: xs.count)
+        }
+
+        /// The index of `x`, one of `xs`.
+        private func column(of x: Int64) -> Int {
+            var (low, high) = (0, xs.count - 1)
+            while low < high {
+                let middle = (low + high) / 2
+                if xs[middle] < x { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+
+        /// Counts every window whose top or bottom edge is at or above `y`.
+        mutating func advance(to y: Int64) {
+            while applied < changes.count, changes[applied].y <= y {
+                let c = changes[applied]
+                steps[c.from] += c.by
+                steps[c.to] -= c.by
+                applied += 1
+            }
+        }
+
+        /// The family's spans along the row at `y` (top edge) as areas one pixel high; false
+        /// when one is past the ends of 32 bits.
+        func appendSpans(at y: Int64, to areas: inout [Area]) -> Bool {
+            guard let top = Int32(exactly: y) else { return false }
+            var windows: Int32 = 0
+            var from: Int64?
+            for i in steps.indices {
+                windows += steps[i]
+                if windows > 0, from == nil { from = xs[i] }
+                guard windows == 0, let x = from else { continue }
+                guard let left = Int32(exactly: x), let width = Int32(exactly: xs[i] - x) else { return false }
+                areas.append(Area(kind: .member(of: owner, popup: popup, window: window),
+                                  rect: Rect(x: left, y: top, width: width, height: 1)))
+                from = nil
+            }
+            return true
+        }
+    }
+
     private struct Span: Hashable {
         var from: Int64
         var to: Int64
@@ -183,7 +250,19 @@ extension DecisionEngine {
 
     /// The distinct cut lines within [low, high], sorted, ends included.
     private static func cuts(_ values: [Int64], from low: Int64, to high: Int64) -> [Int64] {
-        Array(Set(values.map { min(max($0, low), high) } + [low, high])).sorted()
+        distinctSorted(values.map { min(max($0, low), high) } + [low, high])
+    }
+
+    /// The values in order, each once (sorted rather than hashed: thousands of edges a settle).
+    fileprivate static func distinctSorted(_ values: [Int64]) -> [Int64] {
+        var sorted = values.sorted()
+        var kept = 0
+        for i in sorted.indices where kept == 0 || sorted[kept - 1] != sorted[i] {
+            sorted[kept] = sorted[i]
+            kept += 1
+        }
+        sorted.removeLast(sorted.count - kept)
+        return sorted
     }
 
     /// The spans' points as the fewest spans, left to right (touching spans join).

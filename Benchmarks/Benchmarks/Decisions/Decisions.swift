@@ -45,6 +45,21 @@ func tenThousandRegionEngine() -> DecisionEngine {
     return engine
 }
 
+/// One program's menus in a burst (bench/run's 3fs, issue 43): one popup open with 2,000
+/// override-redirect windows of its family over it, 200 pixels square and staggered as
+/// clickbench maps them (x 900 + i % 50, y 700 + i % 40).
+func familyBurstEngine() -> DecisionEngine {
+    let model = try! ClickModel(popups: [PopupSpec(name: "burst", source: .rect(Rect(x: 0, y: 0, width: 1, height: 1), output: nil))])
+    let engine = DecisionEngine(model: model)
+    let owner = PopupInstance(popup: 0, rect: Rect(x: 900, y: 700, width: 200, height: 200), openedAt: 0, id: .window(1))
+    engine.setOpen([owner])
+    engine.setWindowAreas((1..<2000).map { i in
+        Area(kind: .member(of: owner.id, popup: 0, window: UInt32(i + 1)),
+             rect: Rect(x: 900 + Int32(i % 50), y: 700 + Int32(i % 40), width: 200, height: 200))
+    })
+    return engine
+}
+
 let benchmarks: @Sendable () -> Void = {
     // Engines are built once, outside every sample: building (and freeing) 10,000 regions
     // would otherwise be timed with the decision.
@@ -80,6 +95,15 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.stopMeasurement()
         }
         twenty.setOpen(twentyOpen)
+    }
+
+    // What the shield mode works out at each settle of such a burst.
+    let family = familyBurstEngine()
+    Benchmark("shield holes, one popup with 2,000 windows of its family",
+              configuration: .init(metrics: [.wallClock, .mallocCountTotal], scalingFactor: .one)) { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(family.holes(in: Rect(x: 0, y: 0, width: 1920, height: 1080)))
+        }
     }
 
     Benchmark("hit-test, 10,000 regions, deepest point") { benchmark in
