@@ -25,7 +25,10 @@ extension DecisionEngine {
         }
         exclusions.sort { $0.minY < $1.minY }
         var ys = [whole.minY, whole.maxY]
-        for e in exclusions { ys += [e.minY, e.maxY] }
+        for e in exclusions {
+            ys.append(e.minY)
+            ys.append(e.maxY)
+        }
         // Where a hole may be inside every instance: the rows it cuts, and the columns that
         // cut every row there (window areas add their own, row by row).
         var columns: [Int64] = []
@@ -43,6 +46,7 @@ extension DecisionEngine {
         // touches decides nothing here, and a family's windows across a row are their spans.
         var rowAreas = inside.isEmpty ? nil
             : RowAreas(windowAreas, spansOfFamilies: !open.contains { state.traits[Int($0.popup)].dismissedFromInside })
+        var cellXs: [Int64] = []
         var holes: [Rect] = []
         // Rectangles still growing downwards, by their x span.
         var growing: [Span: Rect] = [:]
@@ -59,12 +63,16 @@ extension DecisionEngine {
             var pieces = active.map { Span(from: $0.minX, to: $0.maxX) }
             if rowAreas != nil, inside.minY <= top, bottom <= inside.maxY {
                 scratch.windowAreas = rowAreas!.at(top)
-                var xs = columns
+                // The row's columns: `columns` and its areas' edges, in one buffer kept
+                // from row to row.
+                cellXs.removeAll(keepingCapacity: true)
+                cellXs += columns
                 for a in scratch.windowAreas {
                     let b = Bounds(a.rect)
-                    xs += [b.minX, b.maxX]
+                    cellXs.append(min(max(b.minX, inside.minX), inside.maxX))
+                    cellXs.append(min(max(b.maxX, inside.minX), inside.maxX))
                 }
-                let cellXs = Self.cuts(xs, from: inside.minX, to: inside.maxX)
+                Self.sortDistinct(&cellXs)
                 for i in 0..<(cellXs.count - 1) where scratch.decidesNothing(x: Int32(cellXs[i]), y: Int32(top)) {
                     pieces.append(Span(from: cellXs[i], to: cellXs[i + 1]))
                 }
@@ -95,13 +103,19 @@ extension DecisionEngine {
         for o in open { model.regions.edges(popup: o.popup, at: o.rect, xs: &xs, ys: &ys) }
         for a in configAreas {
             let b = Bounds(a.rect)
-            xs += [b.minX, b.maxX]
-            ys += [b.minY, b.maxY]
+            xs.append(b.minX)
+            xs.append(b.maxX)
+            ys.append(b.minY)
+            ys.append(b.maxY)
         }
         for a in windowAreas {
             let b = Bounds(a.rect)
-            if windowColumns { xs += [b.minX, b.maxX] }
-            ys += [b.minY, b.maxY]
+            if windowColumns {
+                xs.append(b.minX)
+                xs.append(b.maxX)
+            }
+            ys.append(b.minY)
+            ys.append(b.maxY)
         }
         return (Self.cuts(xs, from: xs[0], to: xs[1]), Self.cuts(ys, from: ys[0], to: ys[1]))
     }
@@ -182,45 +196,59 @@ extension DecisionEngine {
         let popup: Int32
         let window: UInt32
         private var xs: [Int64] = []
-        /// Where the count changes, by the row it changes at: +1 over the columns `from..<to`
-        /// at a window's top, -1 at its bottom.
-        private var changes: [(y: Int64, from: Int, to: Int, by: Int32)] = []
-        private var applied = 0
+        /// The rows where the count changes (the windows' top and bottom edges), and at each,
+        /// `changes[firstChange[i]..<firstChange[i + 1]]`: +1 over the columns `from..<to` at a
+        /// window's top, -1 at its bottom.
+        private var ys: [Int64] = []
+        private var firstChange: [Int] = []
+        private var changes: [(from: Int, to: Int, by: Int32)] = []
+        /// The rows counted so far.
+        private var reached = 0
         private var steps: [Int32] = []
 
         init(owner: InstanceID, popup: Int32, window: UInt32) {
             (self.owner, self.popup, self.window) = (owner, popup, window)
         }
 
+        /// The changes put in order of their rows by counting, not sorting: a burst's
+        /// thousands of windows share a few dozen edges.
         mutating func start(_ windows: [Bounds]) {
-            xs = DecisionEngine.distinctSorted(windows.flatMap { [$0.minX, $0.maxX] })
-            changes.reserveCapacity(2 * windows.count)
+            var edges: (xs: [Int64], ys: [Int64]) = ([], [])
+            edges.xs.reserveCapacity(2 * windows.count)
+            edges.ys.reserveCapacity(2 * windows.count)
             for b in windows {
-                let (from, to) = (column(of: b.minX), column(of: b.maxX))
-                changes.append((b.minY, from, to, 1))
-                changes.append((b.maxY, from, to, -1))
+                edges.xs.append(b.minX)
+                edges.xs.append(b.maxX)
+                edges.ys.append(b.minY)
+                edges.ys.append(b.maxY)
             }
-            changes.sort { $0.y < $1.y }
+            // The windows' edges as indices into `xs` and `ys`, each window's two in turn.
+            let columns, rows: [Int]
+            (xs, columns) = DecisionEngine.distinctSorted(edges.xs)
+            (ys, rows) = DecisionEngine.distinctSorted(edges.ys)
+            firstChange = [Int](repeating: 0, count: ys.count + 1)
+            for row in rows { firstChange[row + 1] += 1 }
+            for i in ys.indices { firstChange[i + 1] += firstChange[i] }
+            var next = firstChange
+            changes = Array(repeating: (0, 0, 0), count: rows.count)
+            for k in stride(from: 0, to: rows.count, by: 2) {
+                let (from, to) = (columns[k], columns[k + 1])
+                changes[next[rows[k]]] = (from, to, 1)
+                next[rows[k]] += 1
+                changes[next[rows[k + 1]]] = (from, to, -1)
+                next[rows[k + 1]] += 1
+            }
             steps = [Int32](repeating: 0, count: xs.count)
-        }
-
-        /// The index of `x`, one of `xs`.
-        private func column(of x: Int64) -> Int {
-            var (low, high) = (0, xs.count - 1)
-            while low < high {
-                let middle = (low + high) / 2
-                if xs[middle] < x { low = middle + 1 } else { high = middle }
-            }
-            return low
         }
 
         /// Counts every window whose top or bottom edge is at or above `y`.
         mutating func advance(to y: Int64) {
-            while applied < changes.count, changes[applied].y <= y {
-                let c = changes[applied]
-                steps[c.from] += c.by
-                steps[c.to] -= c.by
-                applied += 1
+            while reached < ys.count, ys[reached] <= y {
+                for c in changes[firstChange[reached]..<firstChange[reached + 1]] {
+                    steps[c.from] += c.by
+                    steps[c.to] -= c.by
+                }
+                reached += 1
             }
         }
 
@@ -250,19 +278,50 @@ extension DecisionEngine {
 
     /// The distinct cut lines within [low, high], sorted, ends included.
     private static func cuts(_ values: [Int64], from low: Int64, to high: Int64) -> [Int64] {
-        distinctSorted(values.map { min(max($0, low), high) } + [low, high])
+        let clipped = values.map { min(max($0, low), high) } + [low, high]
+        guard clipped.count > 64 else {
+            var cuts = clipped
+            sortDistinct(&cuts)
+            return cuts
+        }
+        return distinctSorted(clipped).values
     }
 
-    /// The values in order, each once (sorted rather than hashed: thousands of edges a settle).
-    fileprivate static func distinctSorted(_ values: [Int64]) -> [Int64] {
-        var sorted = values.sorted()
+    /// `values` in order, each once, in place: for a few.
+    private static func sortDistinct(_ values: inout [Int64]) {
+        values.sort()
         var kept = 0
-        for i in sorted.indices where kept == 0 || sorted[kept - 1] != sorted[i] {
-            sorted[kept] = sorted[i]
+        for i in values.indices where kept == 0 || values[kept - 1] != values[i] {
+            values[kept] = values[i]
             kept += 1
         }
-        sorted.removeLast(sorted.count - kept)
-        return sorted
+        values.removeLast(values.count - kept)
+    }
+
+    /// The values in order, each once, and where each of `values` is among them. Edges
+    /// repeat (a burst's thousands of windows share a few dozen): they are made distinct in a
+    /// table of their own first (a Set's hashing cost more than the sort), and only those sorted.
+    fileprivate static func distinctSorted(_ values: [Int64]) -> (values: [Int64], ranks: [Int]) {
+        var capacity = 16
+        while capacity < 2 * values.count { capacity <<= 1 }
+        let shift = UInt64(64 - capacity.trailingZeroBitCount)
+        var slots = [Int64](repeating: 0, count: capacity)
+        var slotIndex = [Int](repeating: -1, count: capacity)
+        var distinct: [Int64] = []
+        var which = [Int](repeating: 0, count: values.count)
+        for (k, v) in values.enumerated() {
+            var i = Int(truncatingIfNeeded: (UInt64(bitPattern: v) &* 0x9E37_79B9_7F4A_7C15) >> shift)
+            while slotIndex[i] >= 0, slots[i] != v { i = (i + 1) & (capacity - 1) }
+            if slotIndex[i] < 0 {
+                (slots[i], slotIndex[i]) = (v, distinct.count)
+                distinct.append(v)
+            }
+            which[k] = slotIndex[i]
+        }
+        let order = distinct.indices.sorted { distinct[$0] < distinct[$1] }
+        var rankOf = [Int](repeating: 0, count: distinct.count)
+        for (rank, i) in order.enumerated() { rankOf[i] = rank }
+        return (order.map { distinct[$0] }, which.map { rankOf[$0] })
     }
 
     /// The spans' points as the fewest spans, left to right (touching spans join).
