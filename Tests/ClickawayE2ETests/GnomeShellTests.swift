@@ -396,6 +396,78 @@ import WaylandHarness
         }
     }
 
+    /// `clickawayctl show` on GNOME: the extension paints the picture on one actor above every
+    /// window (the popup's outline, in its colour, where the Shell shows the popup), which
+    /// takes no input and is no window: a click on the outline still reaches the popup and
+    /// never the daemon, and a click on another window still dismisses the popup and reaches
+    /// nothing.
+    @Test func showDrawsAboveTheWindowsAndLeavesClicksAsTheyWere() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let (popup, other, rect) = try Self.popupAndOther(f, events)
+            defer { popup.stop(); other.stop() }
+            let roleWindows = try f.status()["gnome"]?["windows"]
+            let shellWindows = try f.shell.eval("global.get_window_actors().length")
+            let show = try f.ctl(["show", "--for", "60"])
+            #expect(show.status == 0 && show.stdout.contains("drawing gtk on 1 output"), "\(show.output)")
+            var drawn: JSON?
+            try f.eventually("the extension to draw the picture") {
+                drawn = try f.drawing()
+                return drawn != nil
+            }
+            let drawing = try #require(drawn)
+            #expect(drawing["reactive"] == .bool(false) && drawing["visible"] == .bool(true) && drawing["aboveWindows"] == .bool(true), "\(drawing)")
+            // The popup's left edge: three pixels of its colour (the first popup's) over its whole height.
+            let blue: UInt32 = 0x3070D0
+            let edge = JSON.array([rect.x, rect.y, 3, rect.height].map { .int(Int64($0)) } + [.int(Int64(blue))])
+            #expect(drawing["fills"]?.arrayValue?.contains(edge) == true, "\(drawing)")
+            #expect(try f.colour(at: rect.x + 1, rect.y + rect.height / 2) == blue)
+            #expect(try f.status()["gnome"]?["windows"] == roleWindows)
+            #expect(try f.shell.eval("global.get_window_actors().length") == shellWindows)
+
+            // On the drawn edge, inside the popup: the popup gets the press, the daemon hears nothing.
+            try f.click(rect.x + 1, rect.y + rect.height / 2)
+            _ = try popup.awaitLine(startingWith: "press popup", "the press on the drawn edge to reach the popup")
+            #expect(!f.log.contains("GNOME Shell press"), "the inside click reached the daemon:\n\(f.log)")
+            #expect(try f.openPopups() == ["gtk"])
+
+            // On the other window: dismissed, closed, swallowed.
+            let otherRect = try f.frame(of: "other")
+            try f.click(otherRect.x + otherRect.width / 2, otherRect.y + otherRect.height / 2)
+            #expect(try events.await(.dismissed)["popups"] == .array([.string("gtk")]))
+            try popup.awaitLine("popup deleted", "GNOME Shell to ask the popup to close")
+            try f.sync()
+            try other.ping()
+            #expect(other.presses.isEmpty, "the swallowed click reached the other window: \(other.presses)")
+        }
+    }
+
+    /// The drawing goes with `show --off`, with the extension disabled, and with the daemon;
+    /// the extension enabled again while `show` draws gets the picture again.
+    @Test func showsDrawingGoesWithShowOffTheExtensionAndTheDaemon() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let (popup, other, _) = try Self.popupAndOther(f, events)
+            defer { popup.stop(); other.stop() }
+            try f.ctlOK(["show", "--for", "60"])
+            try f.eventually("the extension to draw the picture") { try f.drawing() != nil }
+            try f.ctlOK(["show", "--off"])
+            try f.eventually("the drawing to go with show --off") { try f.drawing() == nil }
+
+            try f.ctlOK(["show", "--for", "60"])
+            try f.eventually("the extension to draw the picture again") { try f.drawing() != nil }
+            #expect(try f.shell.extensions(["disable", HeadlessGnomeShell.uuid]).status == 0)
+            try f.eventually("the daemon to see the extension go") { try f.status()["gnome"]?["connected"]?.boolValue == false }
+            #expect(try f.drawing() == nil)
+            #expect(try f.shell.extensions(["enable", HeadlessGnomeShell.uuid]).status == 0)
+            try f.eventually("the extension, enabled again, to draw the picture") { try f.drawing() != nil }
+
+            let daemon = try #require(f.daemon)
+            #expect(daemon.signalAndWait(SIGKILL) != nil, "the daemon did not exit")
+            try eventually("the drawing to go with the daemon", timeout: .seconds(5), every: .milliseconds(20)) { try f.drawing() == nil }
+        }
+    }
+
     /// No extension, one of another clickaway, or one made for another GNOME Shell: the
     /// daemon does not start, and says what to run.
     @Test(arguments: [

@@ -50,6 +50,9 @@ final class GnomeDisplay: Display, PollSource {
     private var wantedEscape = false
     private var sentHoles: [Rect]?? = .none
     private var sentEscape: Bool?
+    /// `clickawayctl show`'s picture while it draws, and what the extension was last sent.
+    private var wantedShow: [ShowPicture.Fill]?
+    private var sentShow: [ShowPicture.Fill]?? = .none
     /// Syncs not answered yet: the daemon's id, the ping's ticket, when it gives up.
     private var syncs: [(id: Int, ticket: Int?, deadline: Deadline)] = [] { didSet { syncWait.deadline = syncs.first?.deadline } }
     private let syncWait = LoopTimer()
@@ -205,13 +208,15 @@ final class GnomeDisplay: Display, PollSource {
                 closeRefusals.append(id)
             }
         case .layerDown:
-            logger.warning("GNOME Shell's extension took its layer down (\(message["why"]?.stringValue ?? "no reason given")): sending it again")
+            logger.warning("GNOME Shell's extension took its layer and drawing down (\(message["why"]?.stringValue ?? "no reason given")): sending it again")
             // The clicks it gave up on went nowhere: they dismiss nothing now, late.
             for (_, held) in clicks { bus.answer(held, "[]") }
             clicks.removeAll()
             sentHoles = .none
             sentEscape = nil
+            sentShow = .none
             sendInterception()
+            sendShow()
         case .bye:
             bus.answer(call, "[]")
             disconnected(waiting: "the extension \(GnomeProtocol.uuid) was disabled: waiting for `gnome-extensions enable \(GnomeProtocol.uuid)`")
@@ -236,10 +241,12 @@ final class GnomeDisplay: Display, PollSource {
         gnomeWindows.reset(message["windows"]?.arrayValue ?? [], stacking: message["stacking"]?.arrayValue ?? [])
         takeMonitors(message["monitors"]?.arrayValue ?? [])
         logger.info("GNOME Shell's extension connected", metadata: ["shell": "\(shellVersion)", "peer": "\(peer ?? "?")"])
-        // A new layer: the interception is sent again.
+        // A new layer: the interception and the drawing are sent again.
         sentHoles = .none
         sentEscape = nil
+        sentShow = .none
         sendInterception()
+        sendShow()
         changed = true
     }
 
@@ -463,9 +470,33 @@ final class GnomeDisplay: Display, PollSource {
         return nil
     }
 
+    // MARK: - show
+
+    /// `clickawayctl show` draws through the extension, which must be connected to begin.
     func makeShowCanvas() throws(Refusal) -> any ShowCanvas {
-        throw Refusal("show cannot draw on GNOME yet: `clickawayctl hit X Y` explains a point")
+        guard extensionPeer != nil else {
+            throw Refusal("show cannot draw on GNOME while GNOME Shell's extension is not connected: \(waitingFor ?? "waiting for it")")
+        }
+        return GnomeShowCanvas(display: self)
     }
+
+    /// The picture the extension draws (nil: none), sent when it differs from what it has.
+    func draw(_ fills: [ShowPicture.Fill]?) {
+        if let fills, fills.count > GnomeProtocol.showFillLimit {
+            logger.warning("show draws \(GnomeProtocol.showFillLimit) of the picture's \(fills.count) rectangles on GNOME: the top ones (labels first) are left out")
+        }
+        wantedShow = fills
+        sendShow()
+    }
+
+    private func sendShow() {
+        guard extensionPeer != nil, sentShow != .some(wantedShow) else { return }
+        sentShow = .some(wantedShow)
+        send(GnomeProtocol.show(wantedShow))
+    }
+
+    /// The monitors the extension told of.
+    var outputCount: Int { outputs.count }
 
     // MARK: - To the extension
 
