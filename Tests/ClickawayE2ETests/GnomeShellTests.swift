@@ -360,39 +360,84 @@ import WaylandHarness
         }
     }
 
-    /// What the extension says cannot crash the daemon: a peer on the session bus that says
-    /// hello and then sends what no extension would (places far off any screen, a button
-    /// past 255, a window that is its own parent, text that is not JSON, an id told twice)
-    /// gets answers, and the daemon goes on.
-    @Test func nothingAPeerSaysCrashesTheDaemon() throws {
+    /// What the extension says cannot crash the daemon: GNOME Shell's own connection (the
+    /// only peer whose hello is taken) says hello and then what no extension would (places far
+    /// off any screen, a button past 255, a window that is its own parent, text that is not
+    /// JSON, an id told twice), from JavaScript run in the Shell; every call is answered, and
+    /// the daemon goes on.
+    @Test func nothingTheShellsPeerSaysCrashesTheDaemon() throws {
         try withGnomeDaemon(config: Self.config) { f in
-            let script = f.directory.appendingPathComponent("peer.py").path
-            try TestFiles.write(#"""
-                import sys
-                from gi.repository import Gio, GLib
-                bus = Gio.DBusConnection.new_for_address_sync(sys.argv[1],
-                    Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
-                def event(text):
-                    reply = bus.call_sync("io.github.clickaway", "/io/github/clickaway/Gnome", "io.github.clickaway.Gnome1", "Event",
-                                          GLib.Variant("(s)", (text,)), GLib.VariantType("(s)"), Gio.DBusCallFlags.NONE, 5000, None)
-                    print(reply.unpack()[0], flush=True)
-                big = '{"id":1,"x":9000000000000000000,"y":-9000000000000000000,"width":9223372036854775807,"height":1e300,"pid":-5,"wmClass":"%s","parent":1,"visible":true}' % sys.argv[2]
-                event('{"ev":"hello","protocol":1,"shell":"43.9","windows":[' + big + '],"stacking":[1,1,99],"monitors":[{"name":"M","x":0,"y":0,"width":99999999999,"height":-3}]}')
-                event('{"ev":"window","window":' + big.replace('"parent":1', '"parent":2') + '}')
-                event('{"ev":"window","window":{"id":2,"x":0,"y":0,"width":10,"height":10,"parent":1}}')
-                for message in ['{"ev":"press","id":7,"x":1e300,"y":-1e300,"button":1,"time":0}',
-                                '{"ev":"press","id":7,"x":5,"y":5,"button":1,"time":0}',
-                                '{"ev":"press","id":8,"x":5,"y":5,"button":99999}',
-                                '{"ev":"release","id":7,"x":1e300,"y":5,"button":1}',
-                                '{"ev":"gone","id":-1}', '{"ev":"stacking","ids":"no"}', '{"ev":"nonsense"}', 'not json', '[]', '']:
-                    event(message)
-                """#, to: script)
-            let run = try ProgramRun.run(["/usr/bin/python3", script, f.shell.sessionBus, Self.popupAppId], environment: ["PATH": "/usr/bin:/bin"],
-                                         limit: .seconds(30))
-            #expect(run.status == 0, "\(run.output)")
-            // Not a sync: the peer the daemon now takes for the extension is gone, and would not answer its ping.
+            let big = #"{"id":1,"x":9000000000000000000,"y":-9000000000000000000,"width":9223372036854775807,"height":1e300,"pid":-5,"wmClass":"\#(Self.popupAppId)","parent":1,"visible":true}"#
+            let messages = [
+                #"{"ev":"hello","protocol":1,"shell":"43.9","windows":["# + big + #"],"stacking":[1,1,99],"monitors":[{"name":"M","x":0,"y":0,"width":99999999999,"height":-3}]}"#,
+                #"{"ev":"window","window":"# + big.replacing(#""parent":1"#, with: #""parent":2"#) + "}",
+                #"{"ev":"window","window":{"id":2,"x":0,"y":0,"width":10,"height":10,"parent":1}}"#,
+                #"{"ev":"press","id":7,"x":1e300,"y":-1e300,"button":1,"time":0}"#,
+                #"{"ev":"press","id":7,"x":5,"y":5,"button":1,"time":0}"#,
+                #"{"ev":"press","id":8,"x":5,"y":5,"button":99999}"#,
+                #"{"ev":"release","id":7,"x":1e300,"y":5,"button":1}"#,
+                #"{"ev":"gone","id":-1}"#, #"{"ev":"stacking","ids":"no"}"#, #"{"ev":"nonsense"}"#, "not json", "[]", "",
+            ]
+            // In single quotes: Eval's argument goes through gdbus, which takes a backslash as its own.
+            try f.shell.eval("""
+                const { Gio, GLib } = imports.gi, messages = [\(messages.map { "'\($0)'" }.joined(separator: ", "))];
+                const peer = globalThis.clickawayPeer = { replies: [], done: false };
+                const next = i => {
+                    if (i === messages.length) {
+                        peer.done = true;
+                        return;
+                    }
+                    Gio.DBus.session.call('io.github.clickaway', '/io/github/clickaway/Gnome', 'io.github.clickaway.Gnome1', 'Event',
+                        new GLib.Variant('(s)', [messages[i]]), new GLib.VariantType('(s)'), Gio.DBusCallFlags.NONE, 5000, null, (c, result) => {
+                            try {
+                                c.call_finish(result);
+                                peer.replies.push('answered');
+                            } catch (e) {
+                                peer.replies.push(e.message);
+                            }
+                            next(i + 1);
+                        });
+                };
+                next(0);
+                true
+                """)
+            try eventually("every call to be answered", timeout: .seconds(30), every: .milliseconds(50)) {
+                try f.shell.eval("globalThis.clickawayPeer.done") == "true"
+            }
+            let replies = try JSON.parse(try f.shell.eval("globalThis.clickawayPeer.replies"))
+            #expect(replies == .array(messages.map { _ in .string("answered") }), "\(replies)")
+            // Not a sync: the windows the daemon has now are nonsense.
             #expect(try f.report().backend == "gnome")
             #expect(f.daemon?.isRunning == true, "\(f.log)")
+        }
+    }
+
+    /// A program of the same session that says hello (here gdbus) is not GNOME Shell: it is
+    /// refused with an error and named in the daemon's log, its Wait is refused too, and it
+    /// takes nothing over: the extension stays connected, the popup open (a hello with no
+    /// windows taken would close it), and an outside click still dismisses it.
+    @Test func aHelloFromAPeerThatIsNotGnomeShellIsRefused() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let (popup, other, _) = try Self.popupAndOther(f, events)
+            defer { popup.stop(); other.stop() }
+            func call(_ method: String, _ arguments: [String]) throws -> ProgramRun {
+                try ProgramRun.run(["gdbus", "call", "--session", "--dest", "io.github.clickaway", "--object-path", "/io/github/clickaway/Gnome",
+                                    "--method", "io.github.clickaway.Gnome1." + method] + arguments,
+                                   environment: ["PATH": "/usr/bin:/bin", "DBUS_SESSION_BUS_ADDRESS": f.shell.sessionBus], limit: .seconds(10))
+            }
+            let hello = try call("Event", [#"{"ev":"hello","protocol":1,"shell":"43.9","windows":[],"stacking":[],"monitors":[]}"#])
+            #expect(hello.status != 0 && hello.output.contains("io.github.clickaway.Error.NotGnomeShell"), "\(hello.output)")
+            let wait = try call("Wait", [])
+            #expect(wait.status != 0 && wait.output.contains("io.github.clickaway.Error.NotConnected"), "\(wait.output)")
+            #expect(f.log.contains("refused a hello from :1.") && f.log.contains("it is not GNOME Shell"), "\(f.log)")
+            try f.sync()
+            #expect(try f.status()["gnome"]?["connected"]?.boolValue == true)
+            #expect(try f.openPopups() == ["gtk"])
+            let otherRect = try f.frame(of: "other")
+            try f.click(otherRect.x + 30, otherRect.y + 30)
+            #expect(try events.await(.dismissed)["popups"] == .array([.string("gtk")]))
+            try popup.awaitLine("popup deleted", "GNOME Shell to ask the popup to close")
         }
     }
 

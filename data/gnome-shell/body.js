@@ -117,6 +117,8 @@ class ClickawayShellSide {
         this._watch = 0;
         this._monitorNames = new Map();
         this._drawing = null;        // clickawayctl show's picture while it is drawn
+        this._helloRetry = 0;
+        this._helloTries = 0;
     }
 
     enable() {
@@ -163,6 +165,7 @@ class ClickawayShellSide {
         this._watch = 0;
         this._owner = null;
         this._layerDown();
+        this._stopHelloRetry();
         for (const [object, id] of this._signals)
             object.disconnect(id);
         this._signals = [];
@@ -181,13 +184,40 @@ class ClickawayShellSide {
 
     _daemonAppeared(owner) {
         this._owner = owner;
+        this._helloTries = 0;
         say(`connected to the daemon (${owner})`);
-        const windows = [...this._windows.entries()].filter(([, r]) => r.shown).map(([w]) => this._describe(w));
-        this._send({ ev: PROTOCOL.ev.hello, protocol: PROTOCOL.version, shell: this._shellVersion, windows,
-            stacking: this._stacking(), monitors: this._monitors() });
-        this._poll();
+        this._hello();
         // Mutter's DisplayConfig is on the bus only once the Shell has started: asked now.
         this._readMonitorNames();
+    }
+
+    // The daemon takes a hello only from the owner of org.gnome.Shell (this Shell's connection);
+    // one it refused or missed is said again a few times, a second apart.
+    _hello() {
+        this._stopHelloRetry();
+        const windows = [...this._windows.entries()].filter(([, r]) => r.shown).map(([w]) => this._describe(w));
+        this._call('Event', { ev: PROTOCOL.ev.hello, protocol: PROTOCOL.version, shell: this._shellVersion, windows,
+            stacking: this._stacking(), monitors: this._monitors() }, (reply, owner) => {
+            if (owner !== this._owner)
+                return;
+            if (reply !== null) {
+                this._commands(reply);
+                this._poll();
+            } else if (++this._helloTries < 5) {
+                this._helloRetry = GLib.timeout_add(GLib.PRIORITY_DEFAULT, 1000, () => {
+                    this._helloRetry = 0;
+                    if (this._owner === owner)
+                        this._hello();
+                    return GLib.SOURCE_REMOVE;
+                });
+            }
+        });
+    }
+
+    _stopHelloRetry() {
+        if (this._helloRetry)
+            GLib.source_remove(this._helloRetry);
+        this._helloRetry = 0;
     }
 
     _daemonVanished() {
@@ -195,6 +225,7 @@ class ClickawayShellSide {
             return;
         say(`the daemon (${this._owner}) left the bus: layer, drawing and Escape removed`);
         this._owner = null;
+        this._stopHelloRetry();
         this._layerDown();
     }
 

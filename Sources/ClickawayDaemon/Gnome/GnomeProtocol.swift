@@ -85,6 +85,11 @@ enum GnomeProtocol {
         case show
     }
 
+    /// The D-Bus errors the daemon answers with: a hello from a peer that is not GNOME Shell,
+    /// a `Wait` from a peer that did not say hello.
+    static let notShellError = "io.github.clickaway.Error.NotGnomeShell"
+    static let notConnectedError = "io.github.clickaway.Error.NotConnected"
+
     /// The answers a press may get.
     enum Answer: String, CaseIterable {
         case swallow, replay
