@@ -72,21 +72,31 @@ import WaylandHarness
             #expect(wayland.gnome?.connected == true && wayland.gnome?.shell.hasPrefix("43") == true, "\(status.text)")
             #expect(try f.ctl(["status"]).stdout.contains("gnome:    1 windows with a role"))
 
-            // Inside, on its last pixel: the program gets the press, the daemon hears nothing.
-            try f.click(rect.x + rect.width - 1, rect.y + rect.height - 1)
-            _ = try popup.awaitLine(startingWith: "press popup", "the press inside to reach the popup")
-            #expect(!f.log.contains("GNOME Shell press"), "the inside click reached the daemon:\n\(f.log)")
-            #expect(try f.openPopups() == ["gtk"])
-
-            // On the other window: dismissed, closed, swallowed.
-            let otherRect = try f.frame(of: "other")
-            try f.click(otherRect.x + otherRect.width / 2, otherRect.y + otherRect.height / 2)
-            #expect(try events.await(.dismissed)["popups"] == .array([.string("gtk")]))
-            try popup.awaitLine("popup deleted", "GNOME Shell to ask the popup to close")
-            try f.sync()
-            try other.ping()
-            #expect(other.presses.isEmpty, "the swallowed click reached the other window: \(other.presses)")
+            // Inside, on its last pixel.
+            try Self.insideClickReachesThePopupAlone(f, popup, rect.x + rect.width - 1, rect.y + rect.height - 1)
+            try Self.outsideClickDismissesAndIsSwallowed(f, events, popup, other)
         }
+    }
+
+    /// A click at (x, y) inside the popup: the program gets the press, the daemon hears nothing.
+    private static func insideClickReachesThePopupAlone(_ f: GnomeDaemonFixture, _ popup: WaylandGTKProgram, _ x: Int32, _ y: Int32) throws {
+        try f.click(x, y)
+        _ = try popup.awaitLine(startingWith: "press popup", "the press inside at (\(x), \(y)) to reach the popup")
+        #expect(!f.log.contains("GNOME Shell press"), "the inside click reached the daemon:\n\(f.log)")
+        #expect(try f.openPopups() == ["gtk"])
+    }
+
+    /// A click on the other window: the popup is dismissed and asked to close, and the click
+    /// is swallowed.
+    private static func outsideClickDismissesAndIsSwallowed(_ f: GnomeDaemonFixture, _ events: EventStream, _ popup: WaylandGTKProgram,
+                                                            _ other: WaylandGTKProgram) throws {
+        let otherRect = try f.frame(of: "other")
+        try f.click(otherRect.x + otherRect.width / 2, otherRect.y + otherRect.height / 2)
+        #expect(try events.await(.dismissed)["popups"] == .array([.string("gtk")]))
+        try popup.awaitLine("popup deleted", "GNOME Shell to ask the popup to close")
+        try f.sync()
+        try other.ping()
+        #expect(other.presses.isEmpty, "the swallowed click reached the other window: \(other.presses)")
     }
 
     /// yad matched by class, with outside_click = "replay": a click on another window
@@ -434,10 +444,7 @@ import WaylandHarness
             try f.sync()
             #expect(try f.status()["gnome"]?["connected"]?.boolValue == true)
             #expect(try f.openPopups() == ["gtk"])
-            let otherRect = try f.frame(of: "other")
-            try f.click(otherRect.x + 30, otherRect.y + 30)
-            #expect(try events.await(.dismissed)["popups"] == .array([.string("gtk")]))
-            try popup.awaitLine("popup deleted", "GNOME Shell to ask the popup to close")
+            try Self.outsideClickDismissesAndIsSwallowed(f, events, popup, other)
         }
     }
 
@@ -470,20 +477,9 @@ import WaylandHarness
             #expect(try f.status()["gnome"]?["windows"] == roleWindows)
             #expect(try f.shell.eval("global.get_window_actors().length") == shellWindows)
 
-            // On the drawn edge, inside the popup: the popup gets the press, the daemon hears nothing.
-            try f.click(rect.x + 1, rect.y + rect.height / 2)
-            _ = try popup.awaitLine(startingWith: "press popup", "the press on the drawn edge to reach the popup")
-            #expect(!f.log.contains("GNOME Shell press"), "the inside click reached the daemon:\n\(f.log)")
-            #expect(try f.openPopups() == ["gtk"])
-
-            // On the other window: dismissed, closed, swallowed.
-            let otherRect = try f.frame(of: "other")
-            try f.click(otherRect.x + otherRect.width / 2, otherRect.y + otherRect.height / 2)
-            #expect(try events.await(.dismissed)["popups"] == .array([.string("gtk")]))
-            try popup.awaitLine("popup deleted", "GNOME Shell to ask the popup to close")
-            try f.sync()
-            try other.ping()
-            #expect(other.presses.isEmpty, "the swallowed click reached the other window: \(other.presses)")
+            // On the drawn edge, inside the popup; then on the other window.
+            try Self.insideClickReachesThePopupAlone(f, popup, rect.x + 1, rect.y + rect.height / 2)
+            try Self.outsideClickDismissesAndIsSwallowed(f, events, popup, other)
         }
     }
 

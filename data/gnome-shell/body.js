@@ -165,7 +165,7 @@ class ClickawayShellSide {
         this._watch = 0;
         this._owner = null;
         this._layerDown();
-        this._stopHelloRetry();
+        this._stopTimer('_helloRetry');
         for (const [object, id] of this._signals)
             object.disconnect(id);
         this._signals = [];
@@ -194,7 +194,7 @@ class ClickawayShellSide {
     // The daemon takes a hello only from the owner of org.gnome.Shell (this Shell's connection);
     // one it refused or missed is said again a few times, a second apart.
     _hello() {
-        this._stopHelloRetry();
+        this._stopTimer('_helloRetry');
         const windows = [...this._windows.entries()].filter(([, r]) => r.shown).map(([w]) => this._describe(w));
         this._call('Event', { ev: PROTOCOL.ev.hello, protocol: PROTOCOL.version, shell: this._shellVersion, windows,
             stacking: this._stacking(), monitors: this._monitors() }, (reply, owner) => {
@@ -204,20 +204,25 @@ class ClickawayShellSide {
                 this._commands(reply);
                 this._poll();
             } else if (++this._helloTries < 5) {
-                this._helloRetry = GLib.timeout_add(GLib.PRIORITY_DEFAULT, 1000, () => {
-                    this._helloRetry = 0;
-                    if (this._owner === owner)
-                        this._hello();
-                    return GLib.SOURCE_REMOVE;
-                });
+                this._startTimer('_helloRetry', 1000, () => this._owner === owner && this._hello());
             }
         });
     }
 
-    _stopHelloRetry() {
-        if (this._helloRetry)
-            GLib.source_remove(this._helloRetry);
-        this._helloRetry = 0;
+    // A one-shot timer whose id `this[field]` holds while it waits (0: none).
+    _startTimer(field, ms, action) {
+        this._stopTimer(field);
+        this[field] = GLib.timeout_add(GLib.PRIORITY_DEFAULT, ms, () => {
+            this[field] = 0;
+            action();
+            return GLib.SOURCE_REMOVE;
+        });
+    }
+
+    _stopTimer(field) {
+        if (this[field])
+            GLib.source_remove(this[field]);
+        this[field] = 0;
     }
 
     _daemonVanished() {
@@ -225,7 +230,7 @@ class ClickawayShellSide {
             return;
         say(`the daemon (${this._owner}) left the bus: layer, drawing and Escape removed`);
         this._owner = null;
-        this._stopHelloRetry();
+        this._stopTimer('_helloRetry');
         this._layerDown();
     }
 
@@ -412,19 +417,11 @@ class ClickawayShellSide {
         this._replayPointer.notify_absolute_motion(t, press.x, press.y);
         this._replayPointer.notify_button(t, press.button, Clutter.ButtonState.PRESSED);
         this._replayPointer.notify_button(t, press.button, Clutter.ButtonState.RELEASED);
-        if (this._pinholeTimer)
-            GLib.source_remove(this._pinholeTimer);
-        this._pinholeTimer = GLib.timeout_add(GLib.PRIORITY_DEFAULT, PROTOCOL.pinholeMs, () => {
-            this._pinholeTimer = 0;
-            this._closePinhole();
-            return GLib.SOURCE_REMOVE;
-        });
+        this._startTimer('_pinholeTimer', PROTOCOL.pinholeMs, () => this._closePinhole());
     }
 
     _closePinhole() {
-        if (this._pinholeTimer)
-            GLib.source_remove(this._pinholeTimer);
-        this._pinholeTimer = 0;
+        this._stopTimer('_pinholeTimer');
         if (!this._pinhole)
             return;
         this._pinhole = null;
