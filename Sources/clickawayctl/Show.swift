@@ -15,10 +15,10 @@ struct Show: ParsableCommand {
             Without --svg the running daemon draws, on every output, each open popup's regions \
             (dashed: passthrough, dotted: redirect) with the slop around them (thin dotted), its \
             anchors (green), the exclusions (grey), the windows of its family, the edges of the holes \
-            where clicks never reach the daemon (cyan, shield and Wayland only) and a label with each \
+            where clicks never reach the daemon (cyan: the shield, Wayland and GNOME) and a label with each \
             popup's and region's name, from the model and geometry the decisions use, kept current \
             as popups open, close and move. It draws the POPUPs named (every open one when none is), \
-            for --for seconds or until show --off, the Escape key (X11: grab mode, or a popup with escape = true open) or a reload without them; clicks and pointer motion \
+            for --for seconds or until show --off, the Escape key (X11's grab mode, or a popup with escape = true open) or a reload without them; clicks and pointer motion \
             pass through the drawing untouched; popups that are not open yet are drawn when they open. With --svg it works offline against a configuration, \
             with the popups named by --open open (every rect popup when none is named), later ones on \
             top: each open popup's regions are filled where a press hits them and outlined (dashed: \

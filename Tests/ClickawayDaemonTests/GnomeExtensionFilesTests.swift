@@ -1,4 +1,6 @@
+import ClickawayCore
 @testable import ClickawayDaemon
+import ClickawayJSON
 import Foundation
 import Testing
 
@@ -37,6 +39,19 @@ import Testing
         for answer in GnomeProtocol.Answer.allCases where answer != .swallow {
             #expect(body.contains("'\(answer.rawValue)'"), "the body acts on the answer \(answer.rawValue)")
         }
+    }
+
+    /// `show` carries each fill as `[x, y, width, height, 0xRRGGBB]`, at most
+    /// `showFillLimit` of them (the bottom ones), and null for no drawing.
+    @Test func theShowCommandCarriesAtMostItsLimit() throws {
+        let fills = (0..<GnomeProtocol.showFillLimit + 10).map { ShowPicture.Fill(rect: Rect(x: Int32($0), y: -2, width: 3, height: 4), colour: 0x3070D0) }
+        let message = try JSON.parse(GnomeProtocol.show(fills))
+        #expect(message["cmd"]?.stringValue == GnomeProtocol.Command.show.rawValue)
+        let sent = message["fills"]?.arrayValue ?? []
+        #expect(sent.count == GnomeProtocol.showFillLimit)
+        #expect(sent.first == .array([0, -2, 3, 4, 0x3070D0].map { .int($0) }))
+        #expect(sent.last?.arrayValue?.first == .int(Int64(GnomeProtocol.showFillLimit - 1)))
+        #expect(try JSON.parse(GnomeProtocol.show(nil))["fills"] == .null)
     }
 
     static func jsName(_ word: String) -> String {

@@ -54,6 +54,41 @@ final class GnomeDaemonFixture: DaemonRun {
         guard let rect = Rect(json: try JSON.parse(text)) else { throw HarnessError("GNOME Shell has no window titled \(title)") }
         return rect
     }
+
+    /// `clickawayctl show`'s drawing as the Shell has it, nil when there is none: `reactive`,
+    /// `visible`, `aboveWindows` (above every window group in the Shell's stage) and `fills`,
+    /// the rectangles `[x, y, width, height, 0xRRGGBB]` it paints.
+    func drawing() throws -> JSON? {
+        let found = try JSON.parse(try shell.eval("""
+            const ui = Main.layoutManager.uiGroup, all = ui.get_children(), d = all.find(a => a.name === 'clickaway-show');
+            d ? { reactive: d.reactive, visible: d.visible, fills: d.clickawayFills,
+                  aboveWindows: all.indexOf(d) > all.indexOf(global.window_group) && all.indexOf(d) > all.indexOf(global.top_window_group) } : null
+            """))
+        return found == .null ? nil : found
+    }
+
+    /// The colour (0xRRGGBB) GNOME Shell paints at a point of the screen, as its colour picker reads it.
+    func colour(at x: Int32, _ y: Int32) throws -> UInt32 {
+        try shell.eval("""
+            globalThis.clickawayPicked = null;
+            new imports.gi.Shell.Screenshot().pick_color(\(x), \(y), (s, result) => {
+                try {
+                    const [, c] = s.pick_color_finish(result);
+                    globalThis.clickawayPicked = (c.red << 16) | (c.green << 8) | c.blue;
+                } catch (e) {
+                    globalThis.clickawayPicked = String(e);
+                }
+            });
+            true
+            """)
+        var picked = JSON.null
+        try ProcessSupport.eventually("GNOME Shell to read the colour at (\(x), \(y))", timeout: .seconds(5), every: .milliseconds(20)) {
+            picked = try JSON.parse(try shell.eval("globalThis.clickawayPicked"))
+            return picked != .null
+        }
+        guard let colour = picked.intValue.flatMap(UInt32.init(exactly:)) else { throw HarnessError("GNOME Shell cannot read a colour: \(picked)") }
+        return colour
+    }
 }
 
 /// Runs `body` with the daemon started on a GNOME Shell of its own, stopped after it.

@@ -72,21 +72,31 @@ import WaylandHarness
             #expect(wayland.gnome?.connected == true && wayland.gnome?.shell.hasPrefix("43") == true, "\(status.text)")
             #expect(try f.ctl(["status"]).stdout.contains("gnome:    1 windows with a role"))
 
-            // Inside, on its last pixel: the program gets the press, the daemon hears nothing.
-            try f.click(rect.x + rect.width - 1, rect.y + rect.height - 1)
-            _ = try popup.awaitLine(startingWith: "press popup", "the press inside to reach the popup")
-            #expect(!f.log.contains("GNOME Shell press"), "the inside click reached the daemon:\n\(f.log)")
-            #expect(try f.openPopups() == ["gtk"])
-
-            // On the other window: dismissed, closed, swallowed.
-            let otherRect = try f.frame(of: "other")
-            try f.click(otherRect.x + otherRect.width / 2, otherRect.y + otherRect.height / 2)
-            #expect(try events.await(.dismissed)["popups"] == .array([.string("gtk")]))
-            try popup.awaitLine("popup deleted", "GNOME Shell to ask the popup to close")
-            try f.sync()
-            try other.ping()
-            #expect(other.presses.isEmpty, "the swallowed click reached the other window: \(other.presses)")
+            // Inside, on its last pixel.
+            try Self.insideClickReachesThePopupAlone(f, popup, rect.x + rect.width - 1, rect.y + rect.height - 1)
+            try Self.outsideClickDismissesAndIsSwallowed(f, events, popup, other)
         }
+    }
+
+    /// A click at (x, y) inside the popup: the program gets the press, the daemon hears nothing.
+    private static func insideClickReachesThePopupAlone(_ f: GnomeDaemonFixture, _ popup: WaylandGTKProgram, _ x: Int32, _ y: Int32) throws {
+        try f.click(x, y)
+        _ = try popup.awaitLine(startingWith: "press popup", "the press inside at (\(x), \(y)) to reach the popup")
+        #expect(!f.log.contains("GNOME Shell press"), "the inside click reached the daemon:\n\(f.log)")
+        #expect(try f.openPopups() == ["gtk"])
+    }
+
+    /// A click on the other window: the popup is dismissed and asked to close, and the click
+    /// is swallowed.
+    private static func outsideClickDismissesAndIsSwallowed(_ f: GnomeDaemonFixture, _ events: EventStream, _ popup: WaylandGTKProgram,
+                                                            _ other: WaylandGTKProgram) throws {
+        let otherRect = try f.frame(of: "other")
+        try f.click(otherRect.x + otherRect.width / 2, otherRect.y + otherRect.height / 2)
+        #expect(try events.await(.dismissed)["popups"] == .array([.string("gtk")]))
+        try popup.awaitLine("popup deleted", "GNOME Shell to ask the popup to close")
+        try f.sync()
+        try other.ping()
+        #expect(other.presses.isEmpty, "the swallowed click reached the other window: \(other.presses)")
     }
 
     /// yad matched by class, with outside_click = "replay": a click on another window
@@ -360,39 +370,142 @@ import WaylandHarness
         }
     }
 
-    /// What the extension says cannot crash the daemon: a peer on the session bus that says
-    /// hello and then sends what no extension would (places far off any screen, a button
-    /// past 255, a window that is its own parent, text that is not JSON, an id told twice)
-    /// gets answers, and the daemon goes on.
-    @Test func nothingAPeerSaysCrashesTheDaemon() throws {
+    /// What the extension says cannot crash the daemon: GNOME Shell's own connection (the
+    /// only peer whose hello is taken) says hello and then what no extension would (places far
+    /// off any screen, a button past 255, a window that is its own parent, text that is not
+    /// JSON, an id told twice), from JavaScript run in the Shell; every call is answered, and
+    /// the daemon goes on.
+    @Test func nothingTheShellsPeerSaysCrashesTheDaemon() throws {
         try withGnomeDaemon(config: Self.config) { f in
-            let script = f.directory.appendingPathComponent("peer.py").path
-            try TestFiles.write(#"""
-                import sys
-                from gi.repository import Gio, GLib
-                bus = Gio.DBusConnection.new_for_address_sync(sys.argv[1],
-                    Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
-                def event(text):
-                    reply = bus.call_sync("io.github.clickaway", "/io/github/clickaway/Gnome", "io.github.clickaway.Gnome1", "Event",
-                                          GLib.Variant("(s)", (text,)), GLib.VariantType("(s)"), Gio.DBusCallFlags.NONE, 5000, None)
-                    print(reply.unpack()[0], flush=True)
-                big = '{"id":1,"x":9000000000000000000,"y":-9000000000000000000,"width":9223372036854775807,"height":1e300,"pid":-5,"wmClass":"%s","parent":1,"visible":true}' % sys.argv[2]
-                event('{"ev":"hello","protocol":1,"shell":"43.9","windows":[' + big + '],"stacking":[1,1,99],"monitors":[{"name":"M","x":0,"y":0,"width":99999999999,"height":-3}]}')
-                event('{"ev":"window","window":' + big.replace('"parent":1', '"parent":2') + '}')
-                event('{"ev":"window","window":{"id":2,"x":0,"y":0,"width":10,"height":10,"parent":1}}')
-                for message in ['{"ev":"press","id":7,"x":1e300,"y":-1e300,"button":1,"time":0}',
-                                '{"ev":"press","id":7,"x":5,"y":5,"button":1,"time":0}',
-                                '{"ev":"press","id":8,"x":5,"y":5,"button":99999}',
-                                '{"ev":"release","id":7,"x":1e300,"y":5,"button":1}',
-                                '{"ev":"gone","id":-1}', '{"ev":"stacking","ids":"no"}', '{"ev":"nonsense"}', 'not json', '[]', '']:
-                    event(message)
-                """#, to: script)
-            let run = try ProgramRun.run(["/usr/bin/python3", script, f.shell.sessionBus, Self.popupAppId], environment: ["PATH": "/usr/bin:/bin"],
-                                         limit: .seconds(30))
-            #expect(run.status == 0, "\(run.output)")
-            // Not a sync: the peer the daemon now takes for the extension is gone, and would not answer its ping.
+            let big = #"{"id":1,"x":9000000000000000000,"y":-9000000000000000000,"width":9223372036854775807,"height":1e300,"pid":-5,"wmClass":"\#(Self.popupAppId)","parent":1,"visible":true}"#
+            let messages = [
+                #"{"ev":"hello","protocol":1,"shell":"43.9","windows":["# + big + #"],"stacking":[1,1,99],"monitors":[{"name":"M","x":0,"y":0,"width":99999999999,"height":-3}]}"#,
+                #"{"ev":"window","window":"# + big.replacing(#""parent":1"#, with: #""parent":2"#) + "}",
+                #"{"ev":"window","window":{"id":2,"x":0,"y":0,"width":10,"height":10,"parent":1}}"#,
+                #"{"ev":"press","id":7,"x":1e300,"y":-1e300,"button":1,"time":0}"#,
+                #"{"ev":"press","id":7,"x":5,"y":5,"button":1,"time":0}"#,
+                #"{"ev":"press","id":8,"x":5,"y":5,"button":99999}"#,
+                #"{"ev":"release","id":7,"x":1e300,"y":5,"button":1}"#,
+                #"{"ev":"gone","id":-1}"#, #"{"ev":"stacking","ids":"no"}"#, #"{"ev":"nonsense"}"#, "not json", "[]", "",
+            ]
+            // In single quotes: Eval's argument goes through gdbus, which takes a backslash as its own.
+            try f.shell.eval("""
+                const { Gio, GLib } = imports.gi, messages = [\(messages.map { "'\($0)'" }.joined(separator: ", "))];
+                const peer = globalThis.clickawayPeer = { replies: [], done: false };
+                const next = i => {
+                    if (i === messages.length) {
+                        peer.done = true;
+                        return;
+                    }
+                    Gio.DBus.session.call('io.github.clickaway', '/io/github/clickaway/Gnome', 'io.github.clickaway.Gnome1', 'Event',
+                        new GLib.Variant('(s)', [messages[i]]), new GLib.VariantType('(s)'), Gio.DBusCallFlags.NONE, 5000, null, (c, result) => {
+                            try {
+                                c.call_finish(result);
+                                peer.replies.push('answered');
+                            } catch (e) {
+                                peer.replies.push(e.message);
+                            }
+                            next(i + 1);
+                        });
+                };
+                next(0);
+                true
+                """)
+            try eventually("every call to be answered", timeout: .seconds(30), every: .milliseconds(50)) {
+                try f.shell.eval("globalThis.clickawayPeer.done") == "true"
+            }
+            let replies = try JSON.parse(try f.shell.eval("globalThis.clickawayPeer.replies"))
+            #expect(replies == .array(messages.map { _ in .string("answered") }), "\(replies)")
+            // Not a sync: the windows the daemon has now are nonsense.
             #expect(try f.report().backend == "gnome")
             #expect(f.daemon?.isRunning == true, "\(f.log)")
+        }
+    }
+
+    /// A program of the same session that says hello (here gdbus) is not GNOME Shell: it is
+    /// refused with an error and named in the daemon's log, its Wait is refused too, and it
+    /// takes nothing over: the extension stays connected, the popup open (a hello with no
+    /// windows taken would close it), and an outside click still dismisses it.
+    @Test func aHelloFromAPeerThatIsNotGnomeShellIsRefused() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let (popup, other, _) = try Self.popupAndOther(f, events)
+            defer { popup.stop(); other.stop() }
+            func call(_ method: String, _ arguments: [String]) throws -> ProgramRun {
+                try ProgramRun.run(["gdbus", "call", "--session", "--dest", "io.github.clickaway", "--object-path", "/io/github/clickaway/Gnome",
+                                    "--method", "io.github.clickaway.Gnome1." + method] + arguments,
+                                   environment: ["PATH": "/usr/bin:/bin", "DBUS_SESSION_BUS_ADDRESS": f.shell.sessionBus], limit: .seconds(10))
+            }
+            let hello = try call("Event", [#"{"ev":"hello","protocol":1,"shell":"43.9","windows":[],"stacking":[],"monitors":[]}"#])
+            #expect(hello.status != 0 && hello.output.contains("io.github.clickaway.Error.NotGnomeShell"), "\(hello.output)")
+            let wait = try call("Wait", [])
+            #expect(wait.status != 0 && wait.output.contains("io.github.clickaway.Error.NotConnected"), "\(wait.output)")
+            #expect(f.log.contains("refused a hello from :1.") && f.log.contains("it is not GNOME Shell"), "\(f.log)")
+            try f.sync()
+            #expect(try f.status()["gnome"]?["connected"]?.boolValue == true)
+            #expect(try f.openPopups() == ["gtk"])
+            try Self.outsideClickDismissesAndIsSwallowed(f, events, popup, other)
+        }
+    }
+
+    /// `clickawayctl show` on GNOME: the extension paints the picture on one actor above every
+    /// window (the popup's outline, in its colour, where the Shell shows the popup), which
+    /// takes no input and is no window: a click on the outline still reaches the popup and
+    /// never the daemon, and a click on another window still dismisses the popup and reaches
+    /// nothing.
+    @Test func showDrawsAboveTheWindowsAndLeavesClicksAsTheyWere() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let (popup, other, rect) = try Self.popupAndOther(f, events)
+            defer { popup.stop(); other.stop() }
+            let roleWindows = try f.status()["gnome"]?["windows"]
+            let shellWindows = try f.shell.eval("global.get_window_actors().length")
+            let show = try f.ctl(["show", "--for", "60"])
+            #expect(show.status == 0 && show.stdout.contains("drawing gtk on 1 output"), "\(show.output)")
+            var drawn: JSON?
+            try f.eventually("the extension to draw the picture") {
+                drawn = try f.drawing()
+                return drawn != nil
+            }
+            let drawing = try #require(drawn)
+            #expect(drawing["reactive"] == .bool(false) && drawing["visible"] == .bool(true) && drawing["aboveWindows"] == .bool(true), "\(drawing)")
+            // The popup's left edge: three pixels of its colour (the first popup's) over its whole height.
+            let blue: UInt32 = 0x3070D0
+            let edge = JSON.array([rect.x, rect.y, 3, rect.height].map { .int(Int64($0)) } + [.int(Int64(blue))])
+            #expect(drawing["fills"]?.arrayValue?.contains(edge) == true, "\(drawing)")
+            #expect(try f.colour(at: rect.x + 1, rect.y + rect.height / 2) == blue)
+            #expect(try f.status()["gnome"]?["windows"] == roleWindows)
+            #expect(try f.shell.eval("global.get_window_actors().length") == shellWindows)
+
+            // On the drawn edge, inside the popup; then on the other window.
+            try Self.insideClickReachesThePopupAlone(f, popup, rect.x + 1, rect.y + rect.height / 2)
+            try Self.outsideClickDismissesAndIsSwallowed(f, events, popup, other)
+        }
+    }
+
+    /// The drawing goes with `show --off`, with the extension disabled, and with the daemon;
+    /// the extension enabled again while `show` draws gets the picture again.
+    @Test func showsDrawingGoesWithShowOffTheExtensionAndTheDaemon() throws {
+        try withGnomeDaemon(config: Self.config) { f in
+            let events = try f.monitor()
+            let (popup, other, _) = try Self.popupAndOther(f, events)
+            defer { popup.stop(); other.stop() }
+            try f.ctlOK(["show", "--for", "60"])
+            try f.eventually("the extension to draw the picture") { try f.drawing() != nil }
+            try f.ctlOK(["show", "--off"])
+            try f.eventually("the drawing to go with show --off") { try f.drawing() == nil }
+
+            try f.ctlOK(["show", "--for", "60"])
+            try f.eventually("the extension to draw the picture again") { try f.drawing() != nil }
+            #expect(try f.shell.extensions(["disable", HeadlessGnomeShell.uuid]).status == 0)
+            try f.eventually("the daemon to see the extension go") { try f.status()["gnome"]?["connected"]?.boolValue == false }
+            #expect(try f.drawing() == nil)
+            #expect(try f.shell.extensions(["enable", HeadlessGnomeShell.uuid]).status == 0)
+            try f.eventually("the extension, enabled again, to draw the picture") { try f.drawing() != nil }
+
+            let daemon = try #require(f.daemon)
+            #expect(daemon.signalAndWait(SIGKILL) != nil, "the daemon did not exit")
+            try eventually("the drawing to go with the daemon", timeout: .seconds(5), every: .milliseconds(20)) { try f.drawing() == nil }
         }
     }
 

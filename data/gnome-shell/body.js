@@ -8,7 +8,8 @@
 //   release through a virtual pointer of its own, at the press point, through a pinhole);
 // - windows reported at `shown` and as they change or go; closed when the daemon asks, but
 //   never a popup-type window (Meta.Window.delete on a DROPDOWN_MENU kills GNOME Shell 43.9);
-// - Escape grabbed while the daemon asks.
+// - Escape grabbed while the daemon asks;
+// - `clickawayctl show`'s picture painted above everything, taking no input.
 //
 // The Shell never waits on the daemon: every call is asynchronous, a press not answered in
 // time takes the layer down, and so does the daemon's name leaving the bus.
@@ -115,6 +116,9 @@ class ClickawayShellSide {
         this._cancellable = new Gio.Cancellable();
         this._watch = 0;
         this._monitorNames = new Map();
+        this._drawing = null;        // clickawayctl show's picture while it is drawn
+        this._helloRetry = 0;
+        this._helloTries = 0;
     }
 
     enable() {
@@ -126,8 +130,14 @@ class ClickawayShellSide {
                 this._send({ ev: PROTOCOL.ev.escape, time });
         });
         // The layer is above the overview (seen: it took a click on it): off while it shows.
-        this._connect(Main.overview, 'showing', () => this._layer?.hide());
-        this._connect(Main.overview, 'hidden', () => this._layer?.show());
+        this._connect(Main.overview, 'showing', () => {
+            this._layer?.hide();
+            this._drawing?.hide();
+        });
+        this._connect(Main.overview, 'hidden', () => {
+            this._layer?.show();
+            this._drawing?.show();
+        });
         this._connect(Main.layoutManager, 'monitors-changed', () => {
             this._layOut();
             this._readMonitorNames();
@@ -155,6 +165,7 @@ class ClickawayShellSide {
         this._watch = 0;
         this._owner = null;
         this._layerDown();
+        this._stopTimer('_helloRetry');
         for (const [object, id] of this._signals)
             object.disconnect(id);
         this._signals = [];
@@ -173,20 +184,53 @@ class ClickawayShellSide {
 
     _daemonAppeared(owner) {
         this._owner = owner;
+        this._helloTries = 0;
         say(`connected to the daemon (${owner})`);
-        const windows = [...this._windows.entries()].filter(([, r]) => r.shown).map(([w]) => this._describe(w));
-        this._send({ ev: PROTOCOL.ev.hello, protocol: PROTOCOL.version, shell: this._shellVersion, windows,
-            stacking: this._stacking(), monitors: this._monitors() });
-        this._poll();
+        this._hello();
         // Mutter's DisplayConfig is on the bus only once the Shell has started: asked now.
         this._readMonitorNames();
+    }
+
+    // The daemon takes a hello only from the owner of org.gnome.Shell (this Shell's connection);
+    // one it refused or missed is said again a few times, a second apart.
+    _hello() {
+        this._stopTimer('_helloRetry');
+        const windows = [...this._windows.entries()].filter(([, r]) => r.shown).map(([w]) => this._describe(w));
+        this._call('Event', { ev: PROTOCOL.ev.hello, protocol: PROTOCOL.version, shell: this._shellVersion, windows,
+            stacking: this._stacking(), monitors: this._monitors() }, (reply, owner) => {
+            if (owner !== this._owner)
+                return;
+            if (reply !== null) {
+                this._commands(reply);
+                this._poll();
+            } else if (++this._helloTries < 5) {
+                this._startTimer('_helloRetry', 1000, () => this._owner === owner && this._hello());
+            }
+        });
+    }
+
+    // A one-shot timer whose id `this[field]` holds while it waits (0: none).
+    _startTimer(field, ms, action) {
+        this._stopTimer(field);
+        this[field] = GLib.timeout_add(GLib.PRIORITY_DEFAULT, ms, () => {
+            this[field] = 0;
+            action();
+            return GLib.SOURCE_REMOVE;
+        });
+    }
+
+    _stopTimer(field) {
+        if (this[field])
+            GLib.source_remove(this[field]);
+        this[field] = 0;
     }
 
     _daemonVanished() {
         if (!this._owner)
             return;
-        say(`the daemon (${this._owner}) left the bus: layer and Escape removed`);
+        say(`the daemon (${this._owner}) left the bus: layer, drawing and Escape removed`);
         this._owner = null;
+        this._stopTimer('_helloRetry');
         this._layerDown();
     }
 
@@ -244,6 +288,7 @@ class ClickawayShellSide {
             case PROTOCOL.cmd.close: this._close(c.id); break;
             case PROTOCOL.cmd.escape: this._escapeWanted = !!c.on; this._followEscape(); break;
             case PROTOCOL.cmd.ping: this._send({ ev: PROTOCOL.ev.pong, ticket: c.ticket }); break;
+            case PROTOCOL.cmd.show: this._show(c.fills); break;
             default: say(`a command clickaway's extension does not know: ${JSON.stringify(c)}`);
             }
         }
@@ -289,8 +334,9 @@ class ClickawayShellSide {
         this._layer = null;
     }
 
-    // Without the daemon (gone, or no answer in time): no layer, no Escape, no press waiting.
+    // Without the daemon (gone, or no answer in time): no layer, no drawing, no Escape, no press waiting.
     _layerDown() {
+        this._show(null);
         for (const p of this._presses.values()) {
             if (p.watchdog)
                 GLib.source_remove(p.watchdog);
@@ -371,24 +417,50 @@ class ClickawayShellSide {
         this._replayPointer.notify_absolute_motion(t, press.x, press.y);
         this._replayPointer.notify_button(t, press.button, Clutter.ButtonState.PRESSED);
         this._replayPointer.notify_button(t, press.button, Clutter.ButtonState.RELEASED);
-        if (this._pinholeTimer)
-            GLib.source_remove(this._pinholeTimer);
-        this._pinholeTimer = GLib.timeout_add(GLib.PRIORITY_DEFAULT, PROTOCOL.pinholeMs, () => {
-            this._pinholeTimer = 0;
-            this._closePinhole();
-            return GLib.SOURCE_REMOVE;
-        });
+        this._startTimer('_pinholeTimer', PROTOCOL.pinholeMs, () => this._closePinhole());
     }
 
     _closePinhole() {
-        if (this._pinholeTimer)
-            GLib.source_remove(this._pinholeTimer);
-        this._pinholeTimer = 0;
+        this._stopTimer('_pinholeTimer');
         if (!this._pinhole)
             return;
         this._pinhole = null;
         if (this._layer)
             this._layOut();
+    }
+
+    // --- show -----------------------------------------------------------------------------------
+
+    // clickawayctl show's picture: solid rectangles [x, y, width, height, 0xRRGGBB], later ones
+    // on top, painted on one drawing area over their bounds, above every window and the Shell's
+    // menus (top chrome). Not reactive, so it is never picked: every click and motion goes to
+    // what is under it, the layer included. It is no Meta.Window, so never reported as one.
+    _show(fills) {
+        if (this._drawing) {
+            Main.layoutManager.removeChrome(this._drawing);
+            this._drawing.destroy();
+            this._drawing = null;
+        }
+        const list = (Array.isArray(fills) ? fills : []).filter(f => Array.isArray(f) && f.length === 5 &&
+            f.every(Number.isFinite) && f[2] > 0 && f[3] > 0);
+        if (list.length === 0)
+            return;
+        const [x, y] = list.reduce(([a, b], f) => [Math.min(a, f[0]), Math.min(b, f[1])], [Infinity, Infinity]);
+        const [right, bottom] = list.reduce(([a, b], f) => [Math.max(a, f[0] + f[2]), Math.max(b, f[1] + f[3])], [-Infinity, -Infinity]);
+        this._drawing = new St.DrawingArea({ name: 'clickaway-show', reactive: false, x, y, width: right - x, height: bottom - y });
+        this._drawing.clickawayFills = list;
+        this._drawing.connect('repaint', area => {
+            const cr = area.get_context();
+            for (const [fx, fy, fw, fh, rgb] of list) {
+                cr.setSourceRGB(((rgb >> 16) & 0xff) / 255, ((rgb >> 8) & 0xff) / 255, (rgb & 0xff) / 255);
+                cr.rectangle(fx - x, fy - y, fw, fh);
+                cr.fill();
+            }
+            cr.$dispose();
+        });
+        Main.layoutManager.addTopChrome(this._drawing, { affectsInputRegion: false });
+        if (Main.overview.visible)
+            this._drawing.hide();
     }
 
     // --- Escape ---------------------------------------------------------------------------------

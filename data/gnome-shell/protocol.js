@@ -8,6 +8,6 @@ const PROTOCOL = Object.freeze({
     answerLimitMs: 1000,
     pinholeMs: 100,
     ev: Object.freeze({ hello: "hello", press: "press", release: "release", escape: "escape", window: "window", gone: "gone", stacking: "stacking", monitors: "monitors", pong: "pong", refused: "refused", layerDown: "layer-down", bye: "bye" }),
-    cmd: Object.freeze({ answer: "answer", holes: "holes", close: "close", escape: "escape", ping: "ping" }),
+    cmd: Object.freeze({ answer: "answer", holes: "holes", close: "close", escape: "escape", ping: "ping", show: "show" }),
     answers: Object.freeze(["swallow", "replay"]),
 });

@@ -27,6 +27,12 @@ final class GnomeDisplay: Display, PollSource {
     private let displayName: String
     /// The extension's unique name on the bus since its hello; nil while not connected.
     private var extensionPeer: String?
+    /// The unique name that owns `org.gnome.Shell`, as the bus last said: the only peer whose
+    /// hello is taken (GNOME Shell owns the name before it enables any extension, on the same
+    /// connection its extensions call from).
+    private var shellOwner: String?
+    /// The last peer refused, told of once in the log.
+    private var refusedPeer: String?
     private var shellVersion = ""
     /// What the daemon waits for while the extension is not connected.
     private var waitingFor: String?
@@ -50,6 +56,9 @@ final class GnomeDisplay: Display, PollSource {
     private var wantedEscape = false
     private var sentHoles: [Rect]?? = .none
     private var sentEscape: Bool?
+    /// `clickawayctl show`'s picture while it draws, and what the extension was last sent.
+    private var wantedShow: [ShowPicture.Fill]?
+    private var sentShow: [ShowPicture.Fill]?? = .none
     /// Syncs not answered yet: the daemon's id, the ping's ticket, when it gives up.
     private var syncs: [(id: Int, ticket: Int?, deadline: Deadline)] = [] { didSet { syncWait.deadline = syncs.first?.deadline } }
     private let syncWait = LoopTimer()
@@ -62,6 +71,9 @@ final class GnomeDisplay: Display, PollSource {
 
     /// How long each call at start may take.
     static let callLimitMs: UInt64 = 2000
+    /// How long asking the bus who owns `org.gnome.Shell` may take on the loop (only for a
+    /// hello while no owner is known, never on the press path).
+    static let ownerLimitMs: UInt64 = 250
     /// How long a sync waits for the extension.
     static let syncLimitMs: Int64 = 2000
 
@@ -76,6 +88,8 @@ final class GnomeDisplay: Display, PollSource {
                             milliseconds: Self.callLimitMs)
         do {
             try bus.watchOwner(of: "org.gnome.Shell")
+            // After the watch: a change from now on is told.
+            shellOwner = Self.owner(of: "org.gnome.Shell", on: bus, milliseconds: Self.callLimitMs)
             waitingFor = try Self.checkExtension(bus)
             try bus.export(path: GnomeProtocol.path)
             try bus.requestName(GnomeProtocol.busName)
@@ -152,12 +166,20 @@ final class GnomeDisplay: Display, PollSource {
     private func read() {
         guard broken == nil else { return }
         bus.process()
-        for change in bus.takeOwnerChanges() where change.name == "org.gnome.Shell" && change.newOwner.isEmpty {
-            disconnected(waiting: "GNOME Shell left the session bus: waiting for it to come back")
+        for change in bus.takeOwnerChanges() where change.name == "org.gnome.Shell" {
+            shellOwner = change.newOwner.isEmpty ? nil : change.newOwner
+            if change.newOwner.isEmpty {
+                disconnected(waiting: "GNOME Shell left the session bus: waiting for it to come back")
+            } else if let extensionPeer, extensionPeer != change.newOwner {
+                disconnected(waiting: "another GNOME Shell took org.gnome.Shell: waiting for its extension")
+            }
         }
         for call in bus.takeCalls() {
             switch call.member {
             case "Event": handle(call)
+            case "Wait" where call.sender == nil || call.sender != extensionPeer:
+                // Only the extension that said hello waits for commands: no other peer takes them.
+                bus.refuse(call, name: GnomeProtocol.notConnectedError, "say hello first: only GNOME Shell's clickaway extension waits here")
             case "Wait":
                 // A newer Wait replaces an older one (a re-enabled extension's, a restarted Shell's).
                 if let poll { bus.answer(poll, "[]") }
@@ -178,7 +200,11 @@ final class GnomeDisplay: Display, PollSource {
             return
         }
         if event == .hello {
-            hello(message, from: call.sender)
+            guard let peer = call.sender, isShell(peer) else {
+                refuse(call)
+                return
+            }
+            hello(message, from: peer)
         } else if call.sender != extensionPeer {
             // A disabled extension's, or a Shell's gone: not the extension this daemon talks to.
             bus.answer(call, "[]")
@@ -205,13 +231,15 @@ final class GnomeDisplay: Display, PollSource {
                 closeRefusals.append(id)
             }
         case .layerDown:
-            logger.warning("GNOME Shell's extension took its layer down (\(message["why"]?.stringValue ?? "no reason given")): sending it again")
+            logger.warning("GNOME Shell's extension took its layer and drawing down (\(message["why"]?.stringValue ?? "no reason given")): sending it again")
             // The clicks it gave up on went nowhere: they dismiss nothing now, late.
             for (_, held) in clicks { bus.answer(held, "[]") }
             clicks.removeAll()
             sentHoles = .none
             sentEscape = nil
+            sentShow = .none
             sendInterception()
+            sendShow()
         case .bye:
             bus.answer(call, "[]")
             disconnected(waiting: "the extension \(GnomeProtocol.uuid) was disabled: waiting for `gnome-extensions enable \(GnomeProtocol.uuid)`")
@@ -220,7 +248,35 @@ final class GnomeDisplay: Display, PollSource {
         bus.answer(call, reply())
     }
 
-    private func hello(_ message: JSON, from peer: String?) {
+    /// Whether `peer` is GNOME Shell, the owner of `org.gnome.Shell`. The bus tells of a new
+    /// owner before anything that owner sends (GNOME Shell takes the name before it runs any
+    /// JavaScript), so a known owner is asked nothing; none known (the name had none, or the
+    /// bus did not answer at start) is asked once more, bounded.
+    private func isShell(_ peer: String) -> Bool {
+        if shellOwner == nil { shellOwner = Self.owner(of: "org.gnome.Shell", on: bus, milliseconds: Self.ownerLimitMs) }
+        return peer == shellOwner
+    }
+
+    /// A hello from a peer that is not GNOME Shell: answered with an error, and the extension
+    /// connected (if any) stays the one.
+    private func refuse(_ call: BusConnection.Call) {
+        let peer = call.sender ?? "a peer without a name"
+        let owner = shellOwner.map { "GNOME Shell is \($0)" } ?? "nobody owns org.gnome.Shell"
+        if refusedPeer != peer {
+            refusedPeer = peer
+            logger.warning("refused a hello from \(peer) on the session bus: it is not GNOME Shell (\(owner)); only GNOME Shell's extension is taken")
+        }
+        bus.refuse(call, name: GnomeProtocol.notShellError, "clickaway takes a hello only from GNOME Shell (the owner of org.gnome.Shell); \(peer) is not it: \(owner)")
+    }
+
+    /// The unique name that owns `name` now, or nil (none, or no answer within `milliseconds`).
+    private static func owner(of name: String, on bus: BusConnection, milliseconds: UInt64) -> String? {
+        guard case .text(let owner) = try? bus.call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                                    "GetNameOwner", [name], milliseconds: milliseconds) else { return nil }
+        return owner
+    }
+
+    private func hello(_ message: JSON, from peer: String) {
         let version = message["protocol"]?.intValue ?? 0
         guard version == GnomeProtocol.version else {
             logger.error("GNOME Shell's extension speaks version \(version), this clickaway \(GnomeProtocol.version): install the extension of this clickaway (`make install`) and log out and in again")
@@ -235,11 +291,13 @@ final class GnomeDisplay: Display, PollSource {
         shellVersion = message["shell"]?.stringValue ?? ""
         gnomeWindows.reset(message["windows"]?.arrayValue ?? [], stacking: message["stacking"]?.arrayValue ?? [])
         takeMonitors(message["monitors"]?.arrayValue ?? [])
-        logger.info("GNOME Shell's extension connected", metadata: ["shell": "\(shellVersion)", "peer": "\(peer ?? "?")"])
-        // A new layer: the interception is sent again.
+        logger.info("GNOME Shell's extension connected", metadata: ["shell": "\(shellVersion)", "peer": "\(peer)"])
+        // A new layer: the interception and the drawing are sent again.
         sentHoles = .none
         sentEscape = nil
+        sentShow = .none
         sendInterception()
+        sendShow()
         changed = true
     }
 
@@ -463,9 +521,33 @@ final class GnomeDisplay: Display, PollSource {
         return nil
     }
 
+    // MARK: - show
+
+    /// `clickawayctl show` draws through the extension, which must be connected to begin.
     func makeShowCanvas() throws(Refusal) -> any ShowCanvas {
-        throw Refusal("show cannot draw on GNOME yet: `clickawayctl hit X Y` explains a point")
+        guard extensionPeer != nil else {
+            throw Refusal("show cannot draw on GNOME while GNOME Shell's extension is not connected: \(waitingFor ?? "waiting for it")")
+        }
+        return GnomeShowCanvas(display: self)
     }
+
+    /// The picture the extension draws (nil: none), sent when it differs from what it has.
+    func draw(_ fills: [ShowPicture.Fill]?) {
+        if let fills, fills.count > GnomeProtocol.showFillLimit {
+            logger.warning("show draws \(GnomeProtocol.showFillLimit) of the picture's \(fills.count) rectangles on GNOME: the top ones (labels first) are left out")
+        }
+        wantedShow = fills
+        sendShow()
+    }
+
+    private func sendShow() {
+        guard extensionPeer != nil, sentShow != .some(wantedShow) else { return }
+        sentShow = .some(wantedShow)
+        send(GnomeProtocol.show(wantedShow))
+    }
+
+    /// The monitors the extension told of.
+    var outputCount: Int { outputs.count }
 
     // MARK: - To the extension
 

@@ -30,6 +30,9 @@ enum GnomeProtocol {
     /// How long the pinhole a replayed click goes through stays open at most (the virtual
     /// pointer's events are handled on a later turn of the Shell's main loop).
     static let pinholeMs = 100
+    /// The most rectangles one `show` carries (about 25 bytes each): a picture with more is
+    /// drawn without the rest, which are its top ones (labels first).
+    static let showFillLimit = 16384
 
     /// Events, the `ev` of each object the extension sends.
     enum Event: String, CaseIterable {
@@ -76,7 +79,16 @@ enum GnomeProtocol {
         case escape
         /// Answer with `pong` and `ticket`.
         case ping
+        /// `clickawayctl show`'s picture: `fills`, solid rectangles `[x, y, width, height,
+        /// 0xRRGGBB]` in stage coordinates, later ones on top, drawn above every window and
+        /// taking no input; null takes the drawing away.
+        case show
     }
+
+    /// The D-Bus errors the daemon answers with: a hello from a peer that is not GNOME Shell,
+    /// a `Wait` from a peer that did not say hello.
+    static let notShellError = "io.github.clickaway.Error.NotGnomeShell"
+    static let notConnectedError = "io.github.clickaway.Error.NotConnected"
 
     /// The answers a press may get.
     enum Answer: String, CaseIterable {
@@ -94,6 +106,12 @@ enum GnomeProtocol {
     static func close(_ window: UInt32) -> String { #"{"cmd":"\#(Command.close.rawValue)","id":\#(window)}"# }
     static func escape(_ on: Bool) -> String { #"{"cmd":"\#(Command.escape.rawValue)","on":\#(on)}"# }
     static func ping(_ ticket: Int) -> String { #"{"cmd":"\#(Command.ping.rawValue)","ticket":\#(ticket)}"# }
+    /// At most `showFillLimit` of `fills`, the bottom ones.
+    static func show(_ fills: [ShowPicture.Fill]?) -> String {
+        let list = fills.map { "[" + $0.prefix(showFillLimit).map { f in "[\(f.rect.x),\(f.rect.y),\(f.rect.width),\(f.rect.height),\(f.colour)]" }
+            .joined(separator: ",") + "]" } ?? "null"
+        return #"{"cmd":"\#(Command.show.rawValue)","fills":\#(list)}"#
+    }
 
     /// `protocol.js`: the constants above, for the extension.
     static var javaScript: String {
