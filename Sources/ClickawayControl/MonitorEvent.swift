@@ -126,33 +126,45 @@ public struct OpenPopup: Equatable, Sendable {
     public var members: [String]
     /// What tied each member to it (`FamilyTie`'s names), in the order of `members`.
     public var ties: [String]
+    /// The members beyond those listed: `status` lists a family's first `statusMemberLimit`
+    /// (one program's thousands of menus are a count, not a page of window ids).
+    public var membersLeftOut: Int
 
-    public init(popup: String, window: String?, rect: Rect, runtime: Bool = false, members: [String] = [], ties: [String]? = nil) {
+    /// How many of a family's windows `status` lists.
+    public static let statusMemberLimit = 32
+
+    public init(popup: String, window: String?, rect: Rect, runtime: Bool = false, members: [String] = [], ties: [String]? = nil,
+                membersLeftOut: Int = 0) {
         self.popup = popup
         self.window = window
         self.rect = rect
         self.runtime = runtime
         self.members = members
         self.ties = ties ?? members.map { _ in FamilyTie.transient.rawValue }
+        self.membersLeftOut = membersLeftOut
     }
 
-    /// `ties` is an object: each member's window and what tied it.
+    /// `ties` is an object: each member's window and what tied it; `members_left_out` only
+    /// when some are.
     public var fields: [(String, JSON)] {
         [("popup", .string(popup)), ("window", window.map(JSON.string) ?? .null), ("rect", rect.json), ("runtime", .bool(runtime)),
          ("members", .array(members.map(JSON.string))), ("ties", .object(zip(members, ties).map { ($0, .string($1)) }))]
+            + (membersLeftOut > 0 ? [("members_left_out", .int(Int64(membersLeftOut)))] : [])
     }
 
     public init?(json: JSON) {
         guard let popup = json["popup"]?.stringValue, let rect = Rect(json: json["rect"]) else { return nil }
         let members = json["members"]?.arrayValue?.compactMap(\.stringValue) ?? []
         self.init(popup: popup, window: json["window"]?.stringValue, rect: rect, runtime: json["runtime"]?.boolValue == true,
-                  members: members, ties: members.map { json["ties"]?[$0]?.stringValue ?? "" })
+                  members: members, ties: members.map { json["ties"]?[$0]?.stringValue ?? "" },
+                  membersLeftOut: json["members_left_out"]?.intValue.map { Int(clamping: $0) } ?? 0)
     }
 
     /// The members as `status` writes them: each window and what tied it.
     public var membersText: String {
-        zip(members, ties).map { member, tie in
+        let listed = zip(members, ties).map { member, tie in
             "\(member) (\(FamilyTie(rawValue: tie)?.sentence ?? tie))"
         }.joined(separator: ", ")
+        return membersLeftOut > 0 ? listed + ", and \(membersLeftOut) more" : listed
     }
 }

@@ -554,11 +554,17 @@ final class Daemon {
     }
 
     func openPopup(_ instance: PopupInstance) -> OpenPopup {
+        openPopup(instance, listing: Int.max)
+    }
+
+    /// The instance with the first `limit` windows of its family named, the rest counted.
+    func openPopup(_ instance: PopupInstance, listing limit: Int) -> OpenPopup {
         let name = model.popups[Int(instance.popup)].name
-        let members = instance.id.window.map(display.windows.familyMembers(of:)) ?? []
+        let family = instance.id.window.map(display.windows.familyMembers(of:)) ?? []
+        let members = family.prefix(limit)
         return OpenPopup(popup: name, window: instance.id.window.map(display.windows.describe), rect: instance.rect,
                          runtime: runtime.contains(name), members: members.map { display.windows.describe($0.window) },
-                         ties: members.map(\.tie.rawValue))
+                         ties: members.map(\.tie.rawValue), membersLeftOut: family.count - members.count)
     }
 
     /// What `statusLine()` says, compared before the line is built: a burst of windows

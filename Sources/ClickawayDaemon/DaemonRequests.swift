@@ -226,7 +226,7 @@ extension Daemon {
         }
         return StatusReport(
             backend: display.state.interception, display: display.status(), config: config.files, popups: config.popupCount,
-            rejected: rejected, running: runningNow, unavailable: unavailableSources, open: engine.open.map(openPopup),
+            rejected: rejected, running: runningNow, unavailable: unavailableSources, open: engine.open.map { openPopup($0, listing: OpenPopup.statusMemberLimit) },
             waiting: runtime.entries.compactMap { entry in
                 if case .pid(let pid, _, _) = entry.place { WaitingPopup(popup: entry.name, pid: pid) } else { nil }
             },

@@ -111,6 +111,12 @@ import Testing
             unavailable: ["u"], open: [OpenPopup(popup: "bench", window: "0x1", rect: .init(x: 1, y: 2, width: 3, height: 4), runtime: true)],
             waiting: [WaitingPopup(popup: "yad", pid: 42)], monitors: 1, lastError: "e")
         #expect(try StatusReport(reply: x11.json) == x11)
+        var counted = x11
+        counted.open = [OpenPopup(popup: "menu", window: "0x1", rect: .init(x: 1, y: 2, width: 3, height: 4), members: ["0x2"],
+                                  ties: ["same-client"], membersLeftOut: 7)]
+        #expect(try StatusReport(reply: counted.json) == counted)
+        #expect(counted.open[0].fields.map(\.0).last == "members_left_out")
+        #expect(counted.open[0].membersText == "0x2 (\(FamilyTie.sameClient.sentence)), and 7 more")
         #expect(x11.json.objectKeys == ["ok", "backend", "fallback", "display", "config", "popups", "rejected", "running",
                                         "last_good", "unavailable", "grab", "shield", "escape", "open", "waiting", "monitors", "last_error"])
         let wayland = StatusReport(

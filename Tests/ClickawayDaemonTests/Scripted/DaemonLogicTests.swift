@@ -65,6 +65,32 @@ import Testing
         #expect(d.display.takeEffects().contains(.closed(window: 3, popup: "menu")))
     }
 
+    /// A family of a thousand windows (one program's menus) is a count in `status` past its
+    /// first windows: the reply stays small, and a monitor still hears of every member.
+    @Test func statusNamesAFamilysFirstWindowsAndCountsTheRest() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu"))
+        let monitor = try MonitorRectTests.subscribe(d)
+        d.display.map(1, class: "Menu", at: Self.menuRect)
+        d.step()
+        let family = 1000
+        for window in 2...UInt32(family + 1) {
+            d.display.map(window, class: "Item", at: Rect(x: 100 + Int32(window % 50), y: 100, width: 20, height: 20), family: 1)
+        }
+        d.step()
+        let status = try JSON.parse(try d.request(#"{"request":"status"}"#))
+        let open = try #require(status["open"]?.arrayValue?.first)
+        let limit = OpenPopup.statusMemberLimit
+        #expect(open["members"]?.arrayValue?.map(\.stringValue) == (2...UInt32(limit + 1)).map { "0x\(String($0, radix: 16))" })
+        let ties: [(String, JSON)]? = if case .object(let ties) = open["ties"] { ties } else { nil }
+        #expect(ties?.count == limit, "\(open.text)")
+        #expect(open["members_left_out"]?.intValue == Int64(family - limit))
+        let report = try StatusReport(reply: status)
+        #expect(report.open.first?.membersText.hasSuffix(", and \(family - limit) more") == true)
+        let heard = try MonitorRectTests.events(monitor, d).last { $0["event"]?.stringValue == "family" }
+        #expect(heard?["members"]?.arrayValue?.count == family)
+        #expect(heard?["members_left_out"] == nil)
+    }
+
     // MARK: - Monitors
 
     /// With nobody listening the daemon keeps no record of what it announced; a monitor that
