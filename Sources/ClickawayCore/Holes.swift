@@ -61,8 +61,8 @@ extension DecisionEngine {
                 nextExclusion += 1
             }
             var pieces = active.map { Span(from: $0.minX, to: $0.maxX) }
-            if rowAreas != nil, inside.minY <= top, bottom <= inside.maxY {
-                scratch.windowAreas = rowAreas!.at(top)
+            if inside.minY <= top, bottom <= inside.maxY, let areas = rowAreas?.at(top) {
+                scratch.windowAreas = areas
                 // The row's columns: `columns` and its areas' edges, in one buffer kept
                 // from row to row.
                 cellXs.removeAll(keepingCapacity: true)
