@@ -16,6 +16,9 @@ public struct StatusReport: Equatable, Sendable {
     /// Popup sources this display cannot provide, one sentence each.
     public var unavailable: [String]
     public var open: [OpenPopup]
+    /// The open popups beyond those listed: `status` lists the first `openLimit` (a burst of
+    /// a program's thousands of popups is a count, not a page of them).
+    public var openLeftOut: Int
     /// Runtime popups waiting for a process's window (`--pid`).
     public var waiting: [WaitingPopup]
     public var monitors: Int
@@ -38,9 +41,12 @@ public struct StatusReport: Equatable, Sendable {
         }
     }
 
+    /// How many open popups `status` lists.
+    public static let openLimit = 256
+
     public init(backend: String, display: DisplayStatus, config: [String], popups: Int, rejected: String?,
-                running: RunningConfiguration, unavailable: [String], open: [OpenPopup], waiting: [WaitingPopup] = [],
-                monitors: Int, lastError: String?) {
+                running: RunningConfiguration, unavailable: [String], open: [OpenPopup], openLeftOut: Int = 0,
+                waiting: [WaitingPopup] = [], monitors: Int, lastError: String?) {
         self.backend = backend
         self.display = display
         self.config = config
@@ -49,6 +55,7 @@ public struct StatusReport: Equatable, Sendable {
         self.running = running
         self.unavailable = unavailable
         self.open = open
+        self.openLeftOut = openLeftOut
         self.waiting = waiting
         self.monitors = monitors
         self.lastError = lastError
@@ -66,6 +73,7 @@ public struct StatusReport: Equatable, Sendable {
             ("unavailable", .array(unavailable.map(JSON.string))),
         ] + display.detailFields + [
             ("open", .array(open.map { .object($0.fields) })),
+        ] + (openLeftOut > 0 ? [("open_left_out", .int(Int64(openLeftOut)))] : []) + [
             ("waiting", .array(waiting.map(\.json))),
             ("monitors", .int(Int64(monitors))),
             ("last_error", lastError.map(JSON.string) ?? .null),
@@ -86,7 +94,8 @@ public struct StatusReport: Equatable, Sendable {
         }
         self.init(backend: backend, display: display, config: config, popups: Int(popups), rejected: reply["rejected"]?.stringValue,
                   running: running, unavailable: reply["unavailable"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-                  open: open, waiting: reply["waiting"]?.arrayValue?.compactMap(WaitingPopup.init(json:)) ?? [],
+                  open: open, openLeftOut: reply["open_left_out"]?.intValue.map { Int(clamping: $0) } ?? 0,
+                  waiting: reply["waiting"]?.arrayValue?.compactMap(WaitingPopup.init(json:)) ?? [],
                   monitors: Int(monitors), lastError: reply["last_error"]?.stringValue)
     }
 
@@ -147,6 +156,7 @@ public struct StatusReport: Equatable, Sendable {
                          + (o.runtime ? "  (runtime)" : ""))
             if !o.members.isEmpty { lines.append("    with its windows (inside it): \(o.membersText)") }
         }
+        if openLeftOut > 0 { lines.append("  and \(openLeftOut) more") }
         for w in waiting { lines.append("waiting:  \(w.popup) (runtime) for a window of process \(w.pid)") }
         if let rejected {
             lines.append(running == .files

@@ -224,9 +224,11 @@ extension Daemon {
         case .lastGood(let saved): .lastGood(file: reloading.lastGood.path, saved: saved)
         case .none: .none
         }
+        let listed = engine.open.prefix(StatusReport.openLimit)
         return StatusReport(
             backend: display.state.interception, display: display.status(), config: config.files, popups: config.popupCount,
-            rejected: rejected, running: runningNow, unavailable: unavailableSources, open: engine.open.map { openPopup($0, listing: OpenPopup.statusMemberLimit) },
+            rejected: rejected, running: runningNow, unavailable: unavailableSources,
+            open: listed.map { openPopup($0, listing: OpenPopup.statusMemberLimit) }, openLeftOut: engine.open.count - listed.count,
             waiting: runtime.entries.compactMap { entry in
                 if case .pid(let pid, _, _) = entry.place { WaitingPopup(popup: entry.name, pid: pid) } else { nil }
             },

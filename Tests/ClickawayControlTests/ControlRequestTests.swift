@@ -114,7 +114,10 @@ import Testing
         var counted = x11
         counted.open = [OpenPopup(popup: "menu", window: "0x1", rect: .init(x: 1, y: 2, width: 3, height: 4), members: ["0x2"],
                                   ties: ["same-client"], membersLeftOut: 7)]
+        counted.openLeftOut = 300
         #expect(try StatusReport(reply: counted.json) == counted)
+        #expect(counted.json.objectKeys.contains("open_left_out") && !x11.json.objectKeys.contains("open_left_out"))
+        #expect(counted.text.contains("\n  and 300 more\n"), "\(counted.text)")
         #expect(counted.open[0].fields.map(\.0).last == "members_left_out")
         #expect(counted.open[0].membersText == "0x2 (\(FamilyTie.sameClient.sentence)), and 7 more")
         #expect(x11.json.objectKeys == ["ok", "backend", "fallback", "display", "config", "popups", "rejected", "running",

@@ -91,6 +91,20 @@ import Testing
         #expect(heard?["members_left_out"] == nil)
     }
 
+    /// A burst of a program's popups open at once is a count in `status` past its first ones.
+    @Test func statusListsTheFirstOpenPopupsAndCountsTheRest() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu"))
+        let count = StatusReport.openLimit + 44
+        for window in 1...UInt32(count) {
+            d.display.map(window, class: "Menu", at: Rect(x: 100 + Int32(window % 50), y: 100, width: 20, height: 20))
+        }
+        d.step()
+        #expect(d.daemon.openNames.count == count)
+        let report = try StatusReport(reply: JSON.parse(try d.request(#"{"request":"status"}"#)))
+        #expect(report.open.count == StatusReport.openLimit)
+        #expect(report.openLeftOut == 44)
+    }
+
     // MARK: - Monitors
 
     /// With nobody listening the daemon keeps no record of what it announced; a monitor that
