@@ -16,8 +16,9 @@ public struct StatusReport: Equatable, Sendable {
     /// Popup sources this display cannot provide, one sentence each.
     public var unavailable: [String]
     public var open: [OpenPopup]
-    /// The open popups beyond those listed: `status` lists the first `openLimit` (a burst of
-    /// a program's thousands of popups is a count, not a page of them).
+    /// The open popups beyond those listed: `status` lists the first `instanceLimit` of each
+    /// popup (a burst of a program's thousands of menus is a count, not a page of them), so
+    /// that every popup open is listed.
     public var openLeftOut: Int
     /// Runtime popups waiting for a process's window (`--pid`).
     public var waiting: [WaitingPopup]
@@ -41,8 +42,8 @@ public struct StatusReport: Equatable, Sendable {
         }
     }
 
-    /// How many open popups `status` lists.
-    public static let openLimit = 256
+    /// How many open instances of one popup `status` lists.
+    public static let instanceLimit = 32
 
     public init(backend: String, display: DisplayStatus, config: [String], popups: Int, rejected: String?,
                 running: RunningConfiguration, unavailable: [String], open: [OpenPopup], openLeftOut: Int = 0,

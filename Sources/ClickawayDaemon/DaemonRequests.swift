@@ -224,7 +224,11 @@ extension Daemon {
         case .lastGood(let saved): .lastGood(file: reloading.lastGood.path, saved: saved)
         case .none: .none
         }
-        let listed = engine.open.prefix(StatusReport.openLimit)
+        var listedOf = [Int](repeating: 0, count: engine.model.popups.count)
+        let listed = engine.open.filter { instance in
+            listedOf[Int(instance.popup)] += 1
+            return listedOf[Int(instance.popup)] <= StatusReport.instanceLimit
+        }
         return StatusReport(
             backend: display.state.interception, display: display.status(), config: config.files, popups: config.popupCount,
             rejected: rejected, running: runningNow, unavailable: unavailableSources,

@@ -91,18 +91,21 @@ import Testing
         #expect(heard?["members_left_out"] == nil)
     }
 
-    /// A burst of a program's popups open at once is a count in `status` past its first ones.
-    @Test func statusListsTheFirstOpenPopupsAndCountsTheRest() throws {
-        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu"))
-        let count = StatusReport.openLimit + 44
+    /// A burst of a program's popups open at once is a count in `status` past its first ones;
+    /// every popup open is listed, however many windows another has open.
+    @Test func statusListsEachPopupsFirstWindowsAndCountsTheRest() throws {
+        let d = try DaemonUnderTest(Self.popup("menu", class: "Menu") + Self.popup("other", class: "Other"))
+        let count = 300
         for window in 1...UInt32(count) {
             d.display.map(window, class: "Menu", at: Rect(x: 100 + Int32(window % 50), y: 100, width: 20, height: 20))
         }
+        d.display.map(1000, class: "Other", at: Self.subRect)
         d.step()
-        #expect(d.daemon.openNames.count == count)
+        #expect(d.daemon.openNames.count == count + 1)
         let report = try StatusReport(reply: JSON.parse(try d.request(#"{"request":"status"}"#)))
-        #expect(report.open.count == StatusReport.openLimit)
-        #expect(report.openLeftOut == 44)
+        #expect(report.open.filter { $0.popup == "menu" }.count == StatusReport.instanceLimit)
+        #expect(report.open.filter { $0.popup == "other" }.map(\.window) == ["0x3e8"])
+        #expect(report.openLeftOut == count - StatusReport.instanceLimit)
     }
 
     // MARK: - Monitors
