@@ -15,8 +15,7 @@ extension BusConnection {
                          milliseconds: UInt64) throws(DesktopServiceUnavailable) -> BusConnection {
         do {
             let bus = try BusConnection(address: address, description: description)
-            guard case .number(1) = try bus.call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                                 "NameHasOwner", [service], milliseconds: milliseconds) else {
+            guard case .number(1) = try bus.askBus("NameHasOwner", about: service, milliseconds: milliseconds) else {
                 throw DesktopServiceUnavailable(isRunning: false, reason: "\(name) (\(service)) is not on the session bus at \(address)")
             }
             return bus
@@ -25,5 +24,16 @@ extension BusConnection {
         } catch {
             throw DesktopServiceUnavailable(isRunning: false, reason: "\(error)")
         }
+    }
+
+    /// The unique name that owns `name` now, or nil (none, or no answer within `milliseconds`).
+    func owner(of name: String, milliseconds: UInt64) -> String? {
+        guard case .text(let owner) = try? askBus("GetNameOwner", about: name, milliseconds: milliseconds) else { return nil }
+        return owner
+    }
+
+    /// A question to the bus itself (org.freedesktop.DBus) about `name`.
+    private func askBus(_ member: String, about name: String, milliseconds: UInt64) throws(Failure) -> Value {
+        try call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", member, [name], milliseconds: milliseconds)
     }
 }

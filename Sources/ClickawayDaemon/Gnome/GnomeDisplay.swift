@@ -89,7 +89,7 @@ final class GnomeDisplay: Display, PollSource {
         do {
             try bus.watchOwner(of: "org.gnome.Shell")
             // After the watch: a change from now on is told.
-            shellOwner = Self.owner(of: "org.gnome.Shell", on: bus, milliseconds: Self.callLimitMs)
+            shellOwner = bus.owner(of: "org.gnome.Shell", milliseconds: Self.callLimitMs)
             waitingFor = try Self.checkExtension(bus)
             try bus.export(path: GnomeProtocol.path)
             try bus.requestName(GnomeProtocol.busName)
@@ -253,7 +253,7 @@ final class GnomeDisplay: Display, PollSource {
     /// JavaScript), so a known owner is asked nothing; none known (the name had none, or the
     /// bus did not answer at start) is asked once more, bounded.
     private func isShell(_ peer: String) -> Bool {
-        if shellOwner == nil { shellOwner = Self.owner(of: "org.gnome.Shell", on: bus, milliseconds: Self.ownerLimitMs) }
+        if shellOwner == nil { shellOwner = bus.owner(of: "org.gnome.Shell", milliseconds: Self.ownerLimitMs) }
         return peer == shellOwner
     }
 
@@ -267,13 +267,6 @@ final class GnomeDisplay: Display, PollSource {
             logger.warning("refused a hello from \(peer) on the session bus: it is not GNOME Shell (\(owner)); only GNOME Shell's extension is taken")
         }
         bus.refuse(call, name: GnomeProtocol.notShellError, "clickaway takes a hello only from GNOME Shell (the owner of org.gnome.Shell); \(peer) is not it: \(owner)")
-    }
-
-    /// The unique name that owns `name` now, or nil (none, or no answer within `milliseconds`).
-    private static func owner(of name: String, on bus: BusConnection, milliseconds: UInt64) -> String? {
-        guard case .text(let owner) = try? bus.call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                                    "GetNameOwner", [name], milliseconds: milliseconds) else { return nil }
-        return owner
     }
 
     private func hello(_ message: JSON, from peer: String) {
