@@ -278,16 +278,10 @@ extension DecisionEngine {
 
     /// The distinct cut lines within [low, high], sorted, ends included.
     private static func cuts(_ values: [Int64], from low: Int64, to high: Int64) -> [Int64] {
-        let clipped = values.map { min(max($0, low), high) } + [low, high]
-        guard clipped.count > 64 else {
-            var cuts = clipped
-            sortDistinct(&cuts)
-            return cuts
-        }
-        return distinctSorted(clipped).values
+        distinctSorted(values.map { min(max($0, low), high) } + [low, high]).values
     }
 
-    /// `values` in order, each once, in place: for a few.
+    /// `values` in order, each once, in place: for a row's few columns.
     private static func sortDistinct(_ values: inout [Int64]) {
         values.sort()
         var kept = 0
