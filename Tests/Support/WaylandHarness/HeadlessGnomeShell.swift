@@ -48,19 +48,7 @@ public final class HeadlessGnomeShell {
         }
         do {
             try prepare(extensionState: extensionState)
-            var failures: [String] = []
-            while shell == nil {
-                do {
-                    try startShell(timeout: timeout)
-                } catch {
-                    failures.append("\(error)")
-                    shell?.stop()
-                    shell = nil
-                    guard failures.count < attempts else {
-                        throw HarnessError("GNOME Shell did not start in \(attempts) tries:\n" + failures.joined(separator: "\n"))
-                    }
-                }
-            }
+            try startShell(timeout: timeout, attempts: attempts, failing: "GNOME Shell did not start in \(attempts) tries")
         } catch {
             stop()
             throw error
@@ -74,6 +62,11 @@ public final class HeadlessGnomeShell {
     public func restartShell(timeout: Duration = .seconds(20)) throws {
         shell?.stop()
         shell = nil
+        try startShell(timeout: timeout, attempts: 3, failing: "GNOME Shell did not start again")
+    }
+
+    /// `startShell(timeout:)` tried up to `attempts` times; then `failing`, with each try's error.
+    private func startShell(timeout: Duration, attempts: Int, failing: String) throws {
         var failures: [String] = []
         while shell == nil {
             do {
@@ -82,7 +75,7 @@ public final class HeadlessGnomeShell {
                 failures.append("\(error)")
                 shell?.stop()
                 shell = nil
-                guard failures.count < 3 else { throw HarnessError("GNOME Shell did not start again:\n" + failures.joined(separator: "\n")) }
+                guard failures.count < attempts else { throw HarnessError(failing + ":\n" + failures.joined(separator: "\n")) }
             }
         }
     }
