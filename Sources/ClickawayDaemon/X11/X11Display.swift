@@ -60,6 +60,9 @@ final class X11Display: Display, PollSource {
     /// Windows changed: the shield must be looked at (`keepShieldAbove`) once the events
     /// and window reads in hand are done, once a batch rather than at every event.
     private var shieldCoverDue = false
+    /// When the connection was last read between steps of window work (`lookAgainIfDue`);
+    /// nil once the loop has polled it since.
+    @exclusivity(unchecked) private var workLookedAt: Int64?
     /// The screen and its outputs being read again after RandR said they changed.
     private var outputsRead: OutputsRead?
     /// Grabs refused and `auto`'s switch to the shield, for the daemon to take (`.intercepted`).
@@ -186,7 +189,10 @@ final class X11Display: Display, PollSource {
 
     /// A socket with nothing to read is not read: the next event is looked for in libxcb's
     /// queue only, with no recvmsg(2) that would find nothing.
-    public func pollReturned(_ readiness: Readiness) { events.socketReadable = readiness.canRead }
+    public func pollReturned(_ readiness: Readiness) {
+        events.socketReadable = readiness.canRead
+        workLookedAt = nil
+    }
 
     public func register(with loop: PollLoop) {
         loop.add(self)
@@ -231,6 +237,7 @@ final class X11Display: Display, PollSource {
                 if step.progressed {
                     // A window read may turn out to be a frame the shield must stay above.
                     shieldCoverDue = true
+                    lookAgainIfDue()
                     continue
                 }
             }
@@ -266,6 +273,22 @@ final class X11Display: Display, PollSource {
             }
         }
     }
+
+    /// The connection is read when the loop polls it, and window work (a family of 2,000 let
+    /// go) can take milliseconds before the loop polls again: read again every
+    /// `workLookMicroseconds` of it, so that a press that came meanwhile is decided next.
+    private func lookAgainIfDue() {
+        let now = MonotonicClock.microseconds()
+        guard let lookedAt = workLookedAt else {
+            workLookedAt = now
+            return
+        }
+        guard now - lookedAt >= Self.workLookMicroseconds else { return }
+        workLookedAt = now
+        events.socketReadable = true
+    }
+
+    static let workLookMicroseconds: Int64 = 250
 
     /// What a sync waits for once the events before it are handled: the windows being read,
     /// and the outputs.
