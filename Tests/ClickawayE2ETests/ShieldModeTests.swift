@@ -122,6 +122,36 @@ struct ShieldModeTests {
         }
     }
 
+    /// Two popups open, the second a menu of another program mapped above the shield: a click
+    /// on it is inside it and outside the first, which it dismisses, and reaches the menu, as
+    /// in the grab mode. With the first one gone, a click on the menu is inside and touches
+    /// nothing.
+    @Test(arguments: XBackend.allCases)
+    func aClickOnOnePopupAboveTheShieldDismissesTheOther(_ backend: XBackend) throws {
+        let f = try DaemonFixture(config: Self.pop + "\n[[popup]]\nname = \"menu\"\nwindow = { class = \"Menu\" }\ngrace_ms = 0\n",
+                                  backend: backend)
+        try f.startDaemon()
+        let popup = try f.window(Layout.popup, class: "Pop")
+        let other = try TestClient(display: f.xvfb.display)
+        let menu = try other.createWindow(at: Rect(x: 600, y: 300, width: 100, height: 100),
+                                          wmClass: WMClass(instance: "menu", windowClass: "Menu"), overrideRedirect: true)
+        try f.sync()
+        #expect(try f.openPopups().sorted() == ["menu", "pop"])
+        try f.click(650, 350)
+        #expect(f.client.deleteRequests(popup) == 1, "the click on the menu did not dismiss the popup below")
+        try f.eventually("the click to reach the menu") {
+            try other.drain()
+            return other.presses(menu) == [Click(button: 1, x: 50, y: 50)]
+        }
+        try f.eventually("the popup to close") { try f.openPopups() == ["menu"] }
+        try f.click(660, 360)
+        try f.eventually("the second click to reach the menu") {
+            try other.drain()
+            return other.presses(menu).count == 2
+        }
+        #expect(try f.openPopups() == ["menu"], "a click inside the one popup open dismissed it")
+    }
+
     /// Another client unmaps the shield while a popup is open: it comes back on top of the
     /// windows it covers (its own earlier map is no menu to stay below).
     @Test func shieldUnmappedByAnotherClientComesBackOnTop() throws {

@@ -8,8 +8,10 @@ internal import ClickawayX11
 /// the window itself would not do: its program often grabs its own buttons (dunst does), and
 /// the root's grab comes before any grab on a window below it. Programs that grab the pointer
 /// themselves (rofi, jgmenu, GTK and Xt menus) are untouched, as in the grab mode: a passive
-/// grab never fires while another client holds an active one. The popups' own windows are
-/// left out: a click there is inside, and a burst of them costs nothing here.
+/// grab never fires while another client holds an active one. The popups' own windows (and
+/// their families') are left out while one popup is open: a click there is inside it, and a
+/// burst of them costs nothing here. With two open, a click on one's window dismisses the
+/// other, and they are followed too.
 final class AboveShieldWindows {
     private let x: XConnection
     private var watched: Set<WindowID> = []
@@ -27,12 +29,32 @@ final class AboveShieldWindows {
         for window in watched.subtracting(windows) { x.watch(window, for: []) }
         let added = windows.subtracting(watched)
         for window in added { x.watch(window, for: [.enterWindow, .leaveWindow]) }
-        if !added.isEmpty {
-            if let asked = pointerAsked { x.discard(asked) }
-            pointerAsked = x.sendPointerChildOfRoot()
-        }
+        if !added.isEmpty { askPointer() }
         watched = windows
         if let over = pointerOver, !windows.contains(over) { pointerOver = nil }
+    }
+
+    /// Follows the crossings of each of `windows` or stops, as `follows` says: the windows
+    /// that changed, rather than a pass over thousands of popups' windows at each change.
+    func update(_ windows: Set<WindowID>, follows: (WindowID) -> Bool) {
+        var added = false
+        for window in windows {
+            if follows(window) {
+                guard watched.insert(window).inserted else { continue }
+                x.watch(window, for: [.enterWindow, .leaveWindow])
+                added = true
+            } else if watched.remove(window) != nil {
+                x.watch(window, for: [])
+                if pointerOver == window { pointerOver = nil }
+            }
+        }
+        if added { askPointer() }
+    }
+
+    /// One mapped under the pointer gets no crossing event until the pointer leaves it.
+    private func askPointer() {
+        if let asked = pointerAsked { x.discard(asked) }
+        pointerAsked = x.sendPointerChildOfRoot()
     }
 
     /// A crossing event: returns whether it is of a watched window, and so changed where the

@@ -21,6 +21,8 @@ final class ShieldWindow {
     /// launchers and dropdowns (rofi, jgmenu, dmenu, Xt and GTK menus), which hold the
     /// pointer themselves and must stay above it.
     private var menusAbove: Set<WindowID> = []
+    /// How many times it was mapped: each time `menusAbove` starts again.
+    private(set) var maps = 0
     /// Recent raises (monotonic ms): a client that keeps raising itself above the shield is
     /// let be after `maxRaises` in a second, rather than fought in a loop.
     private var raises: [Int64] = []
@@ -73,6 +75,7 @@ final class ShieldWindow {
             self.holes = holes
         }
         if !mapped {
+            maps += 1
             menusAbove = menusMapped()
             coverersKnown = false
             x.mapWindow(window)

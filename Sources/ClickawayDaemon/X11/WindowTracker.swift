@@ -93,6 +93,9 @@ final class WindowTracker: RosterWindowSource {
     /// family (a notification, another program's menu): what the shield follows the pointer
     /// over. Kept as they are placed, so that a burst of popups costs the shield nothing.
     private(set) var overrideRedirectBystanders: Set<WindowID> = []
+    /// The other seen unmanaged override-redirect top-levels: popups' own windows and their
+    /// families' (menus, dropdowns). Followed too while two popups are open.
+    private(set) var overrideRedirectOfPopups: Set<WindowID> = []
     /// The top-levels whose mapping, place in the stacking or kind (frame or not) changed
     /// since the shield last looked (`takeChangedForShield`): only these can have come to
     /// need covering, or stopped. nil: any may have (the tree read again, or too many to keep).
@@ -117,7 +120,8 @@ final class WindowTracker: RosterWindowSource {
         var supportsDelete: Bool
     }
 
-    /// What changed for the shield since the last call (`changedForShield`).
+    /// What changed for the shield since the last call (`changedForShield`): a window's
+    /// mapping, place in the stacking or kind, or whether it is a bystander or a popup's.
     func takeChangedForShield() -> Set<WindowID>? {
         defer { changedForShield = [] }
         return changedForShield
@@ -156,6 +160,7 @@ final class WindowTracker: RosterWindowSource {
         } else {
             familyCandidates.remove(top)
             overrideRedirectBystanders.remove(top)
+            overrideRedirectOfPopups.remove(top)
         }
     }
 
@@ -734,10 +739,13 @@ final class WindowTracker: RosterWindowSource {
         let owner = familyOwner(of: top, s, byClient: byClient)
         if let owner, roles.popup == nil || roles.popup == owner.popup { roles.popup = nil }
         let family = owner.flatMap { roles.popup == nil ? $0.window : nil }
-        if s.unmanagedOverrideRedirect && roles.popup == nil && family == nil {
-            overrideRedirectBystanders.insert(top)
-        } else {
-            overrideRedirectBystanders.remove(top)
+        let bystander = s.unmanagedOverrideRedirect && roles.popup == nil && family == nil
+        let ofPopups = s.unmanagedOverrideRedirect && !bystander
+        if bystander ? overrideRedirectBystanders.insert(top).inserted : overrideRedirectBystanders.remove(top) != nil {
+            changedForShield(top)
+        }
+        if ofPopups ? overrideRedirectOfPopups.insert(top).inserted : overrideRedirectOfPopups.remove(top) != nil {
+            changedForShield(top)
         }
         guard !roles.isNone || family != nil else { return roster.forget(top) }
         return roster.update(top, window: s.client, rect: s.rect, properties: s.properties, details: s.supportsDelete,

@@ -44,9 +44,9 @@ final class X11Display: Display, PollSource {
     private var shieldHoldsAClick = false
     /// Whether the pointer is over the shield rather than in a hole (its crossing events).
     private var pointerOnShield = false
-    /// The buttons the open popups take, and whether any is open: kept for when the pointer
-    /// crosses into the shield or out of it.
-    private var wanted = (active: false, buttons: ButtonSet(bits: 0))
+    /// The buttons the open popups take, whether any is open and whether more than one is:
+    /// kept for when the pointer crosses into the shield or out of it.
+    private var wanted = (active: false, several: false, buttons: ButtonSet(bits: 0))
     // The properties below are looked at on every pass of the loop, two or three times, so
     // those marked with no runtime exclusivity check: each access is one statement of this
     // type's own that calls out to no other code. bench/callgrind, inside click: 1,215
@@ -60,6 +60,8 @@ final class X11Display: Display, PollSource {
     /// Windows changed: the shield must be looked at (`keepShieldAbove`) once the events
     /// and window reads in hand are done, once a batch rather than at every event.
     private var shieldCoverDue = false
+    /// What the windows above the shield were last all looked at for (`watchAboveShield`).
+    private var followedFor: (several: Bool, shieldMaps: Int)?
     /// When the connection was last read between steps of window work (`lookAgainIfDue`);
     /// nil once the loop has polled it since.
     @exclusivity(unchecked) private var workLookedAt: Int64?
@@ -315,16 +317,33 @@ final class X11Display: Display, PollSource {
         guard interception == .shield else { return }
         shield?.keepAbove(stacking: tracker.stacking, mappedWindows: tracker.mapped, isFrame: tracker.isFrame,
                           changed: changed, position: tracker.roster.stackingPosition(of:), now: MonotonicClock.milliseconds())
-        watchAboveShield()
+        watchAboveShield(changed: changed)
     }
 
     /// Shield mode: the pointer's crossings of the windows above the shield that are read and
     /// no popup's (`AboveShieldWindows`), so that the root's grabs are held over them too;
-    /// none while no popup is open.
-    private func watchAboveShield() {
-        guard interception == .shield, wanted.active, let shield, shield.mapped else { return aboveShield.update([]) }
-        // From the few windows that are no popup's: thousands of popups' windows may be above it.
-        aboveShield.update(tracker.overrideRedirectBystanders.filter(shield.keepsAbove))
+    /// none while no popup is open. With two popups open, each one's windows are outside the
+    /// other, and a click there dismisses it, as in the grab mode: then theirs too. Thousands
+    /// of popups' windows may be above the shield: only those in `changed` (nil: any may
+    /// have) are looked at again, unless the shield was mapped again or the popups open went
+    /// from one to several or back.
+    private func watchAboveShield(changed: Set<WindowID>?) {
+        guard interception == .shield, wanted.active, let shield, shield.mapped else {
+            followedFor = nil
+            return aboveShield.update([])
+        }
+        let now = (several: wanted.several, shieldMaps: shield.maps)
+        if let changed, let before = followedFor, before == now {
+            aboveShield.update(changed) { window in
+                shield.keepsAbove(window) && (tracker.overrideRedirectBystanders.contains(window)
+                    || now.several && tracker.overrideRedirectOfPopups.contains(window))
+            }
+        } else {
+            var windows = tracker.overrideRedirectBystanders
+            if now.several { windows.formUnion(tracker.overrideRedirectOfPopups) }
+            aboveShield.update(windows.filter(shield.keepsAbove))
+            followedFor = now
+        }
         grabOverShield()
     }
 
@@ -512,7 +531,7 @@ final class X11Display: Display, PollSource {
         let popups = engine.model.popups
         var buttons = ButtonSet(bits: 0)
         for o in engine.open { buttons.bits |= popups[Int(o.popup)].buttons.bits }
-        wanted = (!engine.open.isEmpty, buttons)
+        wanted = (!engine.open.isEmpty, engine.open.count > 1, buttons)
         if interception == .grab { grabOnRoot() }
         if interception == .shield, let shield {
             shield.update(active: wanted.active || shieldHoldsAClick, holes: wanted.active ? engine.holes(in: screen) : [],
@@ -522,7 +541,7 @@ final class X11Display: Display, PollSource {
             if pointerOnShield && shield.pinholeIsInAHole { pointerOnShield = false }
             grabOverShield()
         }
-        watchAboveShield()
+        keepShieldAbove()
         let wantsEscape = (showing && interception == .grab) || engine.open.contains { popups[Int($0.popup)].escape }
         escapeGrabs.request(wantsEscape ? escapeKeycodes.map(PassiveGrabSet.Input.key) : [])
         return false
