@@ -65,14 +65,6 @@ final class WindowTracker: RosterWindowSource {
     private var toPlace: [WindowID] = []
     private var reading: Set<WindowID> = []
     private var placing: Set<WindowID> = []
-    /// The members of popup instances that closed, in the order they were mapped, to be
-    /// placed again by their own ties (`instanceChanged`), `releasedPerStep` at a time before
-    /// any other window is placed: a family of 2,000 placed at once held the loop 10–18 ms,
-    /// and the presses behind it. Until then each is left out of the engine, as a window
-    /// still being read is (its family's owner is gone).
-    private var released: [WindowID] = []
-    private var releasedFrom = 0
-    static let releasedPerStep = 64
     /// The windows being read: requests sent, replies not all collected.
     private var reads: [WindowID: WindowRead] = [:]
     /// Those windows, the one whose requests were sent first first: the X server answers in
@@ -191,7 +183,6 @@ final class WindowTracker: RosterWindowSource {
         changedForShield = nil
         for key in roster.entries.keys { roster.forget(key) }
         for top in Array(seen.keys) { setSeen(top, nil) }
-        (released, releasedFrom) = ([], 0)
         unmappedSeen = [:]
         watched = [:]
         watchedFor = [:]
@@ -215,7 +206,6 @@ final class WindowTracker: RosterWindowSource {
     /// (`pid`) or a window places that process's or that window's. Titles are read again
     /// only where they were not followed before and now are.
     func replaceModel(_ model: ClickModel, now: Int64, inspecting lookup: WindowLookup = .all) {
-        finishReleasing(now: now)
         let atoms = Self.matchedAtoms(for: model, atoms: x.atoms)
         let titlesNewlyFollowed = atoms.count > matchedAtoms.count
         matchedAtoms = atoms
@@ -277,7 +267,7 @@ final class WindowTracker: RosterWindowSource {
     var hasWork: Bool {
         guard isBusy else { return false }
         if events.mayHaveEvent { return true }
-        if releasedFrom < released.count || !toPlace.isEmpty || (!toRead.isEmpty && readOrder.count < Self.readsInFlight) { return true }
+        if !toPlace.isEmpty || (!toRead.isEmpty && readOrder.count < Self.readsInFlight) { return true }
         if let top = readOrder.first, let read = reads[top], collect(read) { return true }
         // Looking for replies may have pulled events into libxcb's queue.
         return events.hasQueuedEvent()
@@ -337,7 +327,7 @@ final class WindowTracker: RosterWindowSource {
         return apply(event, now: now)
     }
 
-    private var hasWindowsQueued: Bool { !reads.isEmpty || !toRead.isEmpty || !toPlace.isEmpty || releasedFrom < released.count }
+    private var hasWindowsQueued: Bool { !reads.isEmpty || !toRead.isEmpty || !toPlace.isEmpty }
 
     private func enqueue(_ top: WindowID, reading read: Bool = true) {
         isBusy = true
@@ -362,13 +352,11 @@ final class WindowTracker: RosterWindowSource {
         }
     }
 
-    /// One step, never waiting for the X server: the next members of a closed family placed
-    /// again; else an event of the reads' connection handled;
+    /// One step, never waiting for the X server: an event of the reads' connection handled;
     /// else the replies of the window read longest ago, if they have come, taken on to its
     /// next requests or to its place; else the next window placed, or its read begun. Returns
     /// whether it did anything, and whether what the engine sees changed.
     func work(now: Int64) -> (progressed: Bool, changed: Bool) {
-        if releasedFrom < released.count { return (true, placeReleased(upTo: Self.releasedPerStep, now: now)) }
         if let event = events.next() { return (true, handleReaderEvent(event, now: now)) }
         if let top = readOrder.first, let read = reads[top] {
             switch advance(read, wait: false, now: now) {
@@ -631,23 +619,16 @@ final class WindowTracker: RosterWindowSource {
     /// windows tied to it are placed again, never every window. One that opened takes in the
     /// windows transient for it (at any depth) and its client's override-redirect windows
     /// mapped after it that were placed before it was (their reads may finish first). One that
-    /// closed lets its family go (`released`, placed by `work`): each member is placed again
-    /// by its own ties (a transient link to another open popup) or on its own, never by client
-    /// alone: a burst of one program's popups closing in turn costs each window one placing,
-    /// not one per close.
+    /// closed lets its family go: each member is placed again by its own ties (a transient
+    /// link to another open popup) or on its own, never by client alone: a burst of one
+    /// program's popups closing in turn costs each window one placing, not one per close.
     private func instanceChanged(_ top: WindowID, from was: WindowID?, now: Int64) {
         let window = instanceWindow(top)
         guard window != was else { return }
         if let was {
-            let members = roster.memberKeys(of: was)
-            if !members.isEmpty {
-                released += inMapOrder(members)
-                isBusy = true
-            }
+            for member in inMapOrder(roster.memberKeys(of: was)) { place(member, now: now, byClient: false) }
         }
         guard let window, let opened = seen[top] else { return }
-        // What it takes in is placed after the families let go before it, as they came.
-        finishReleasing(now: now)
         var tied: Set<WindowID> = []
         var links = [window]
         for _ in 0..<Self.transientDepth where !links.isEmpty {
@@ -659,30 +640,6 @@ final class WindowTracker: RosterWindowSource {
             if (mapOrder[other] ?? 0) > since, roster[other]?.family != window { tied.insert(other) }
         }
         for other in inMapOrder(tied) { place(other, now: now) }
-    }
-
-    /// Places the next `count` members of closed families again (`released`); returns whether
-    /// what the engine sees changed.
-    @discardableResult
-    private func placeReleased(upTo count: Int, now: Int64) -> Bool {
-        var changed = false
-        let end = min(released.count, releasedFrom + count)
-        while releasedFrom < end {
-            if place(released[releasedFrom], now: now, byClient: false) { changed = true }
-            releasedFrom += 1
-        }
-        if releasedFrom == released.count {
-            // Kept for the next family, as `toPlace` is.
-            released.removeAll(keepingCapacity: true)
-            releasedFrom = 0
-        }
-        return changed
-    }
-
-    /// Every member of closed families placed again before something that must come after
-    /// them: a new model, a popup taking in its family (each a change of its own).
-    private func finishReleasing(now: Int64) {
-        if releasedFrom < released.count { placeReleased(upTo: released.count, now: now) }
     }
 
     /// `windows` in the order they were mapped, so that a popup is placed before the windows

@@ -62,9 +62,6 @@ final class X11Display: Display, PollSource {
     private var shieldCoverDue = false
     /// What the windows above the shield were last all looked at for (`watchAboveShield`).
     private var followedFor: (several: Bool, shieldMaps: Int)?
-    /// When the connection was last read between steps of window work (`lookAgainIfDue`);
-    /// nil once the loop has polled it since.
-    @exclusivity(unchecked) private var workLookedAt: Int64?
     /// The screen and its outputs being read again after RandR said they changed.
     private var outputsRead: OutputsRead?
     /// Grabs refused and `auto`'s switch to the shield, for the daemon to take (`.intercepted`).
@@ -191,10 +188,7 @@ final class X11Display: Display, PollSource {
 
     /// A socket with nothing to read is not read: the next event is looked for in libxcb's
     /// queue only, with no recvmsg(2) that would find nothing.
-    public func pollReturned(_ readiness: Readiness) {
-        events.socketReadable = readiness.canRead
-        workLookedAt = nil
-    }
+    public func pollReturned(_ readiness: Readiness) { events.socketReadable = readiness.canRead }
 
     public func register(with loop: PollLoop) {
         loop.add(self)
@@ -239,7 +233,6 @@ final class X11Display: Display, PollSource {
                 if step.progressed {
                     // A window read may turn out to be a frame the shield must stay above.
                     shieldCoverDue = true
-                    lookAgainIfDue()
                     continue
                 }
             }
@@ -276,22 +269,6 @@ final class X11Display: Display, PollSource {
         }
     }
 
-    /// The connection is read when the loop polls it, and window work (a family of 2,000 let
-    /// go) can take milliseconds before the loop polls again: read again every
-    /// `workLookMicroseconds` of it, so that a press that came meanwhile is decided next.
-    private func lookAgainIfDue() {
-        let now = MonotonicClock.microseconds()
-        guard let lookedAt = workLookedAt else {
-            workLookedAt = now
-            return
-        }
-        guard now - lookedAt >= Self.workLookMicroseconds else { return }
-        workLookedAt = now
-        events.socketReadable = true
-    }
-
-    static let workLookMicroseconds: Int64 = 250
-
     /// What a sync waits for once the events before it are handled: the windows being read,
     /// and the outputs.
     private var readsBusy: Bool { tracker.readsPending || outputsRead != nil }
@@ -325,8 +302,8 @@ final class X11Display: Display, PollSource {
     /// none while no popup is open. With two popups open, each one's windows are outside the
     /// other, and a click there dismisses it, as in the grab mode: then theirs too. Thousands
     /// of popups' windows may be above the shield: only those in `changed` (nil: any may
-    /// have) are looked at again, unless the shield was mapped again or the popups open went
-    /// from one to several or back.
+    /// have) are looked at again, unless the shield was mapped again, the popups open went
+    /// from one to several or back, or a new model came.
     private func watchAboveShield(changed: Set<WindowID>?) {
         guard interception == .shield, wanted.active, let shield, shield.mapped else {
             followedFor = nil
@@ -541,7 +518,7 @@ final class X11Display: Display, PollSource {
             if pointerOnShield && shield.pinholeIsInAHole { pointerOnShield = false }
             grabOverShield()
         }
-        keepShieldAbove()
+        watchAboveShield(changed: [])
         let wantsEscape = (showing && interception == .grab) || engine.open.contains { popups[Int($0.popup)].escape }
         escapeGrabs.request(wantsEscape ? escapeKeycodes.map(PassiveGrabSet.Input.key) : [])
         return false
@@ -666,6 +643,8 @@ final class X11Display: Display, PollSource {
     /// popups take): a press during a reload is still intercepted, and no round trip retakes
     /// them. A new mode starts afresh, and a refused combination is tried again.
     public func configure(_ model: ClickModel, _ change: ModelChange) -> String? {
+        // Windows may have become popups or stopped: all looked at again.
+        followedFor = nil
         switch change {
         case .runtimePopups(let lookup):
             tracker.replaceModel(model, now: clock.now(), inspecting: lookup)
