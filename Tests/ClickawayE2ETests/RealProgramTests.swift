@@ -275,8 +275,9 @@ final class ProgramsRun {
         try click(chooser.rect.x + 225, chooser.rect.y + 83)
         #expect(yad.isRunning, "a click in the file chooser ended yad: \(yad.exit ?? "")")
         #expect(try openEntry("form") != nil, "a click in the file chooser dismissed the form")
-        try keys(["key", "ctrl+l"])
-        try keys(["type", "--delay", "5", work.appendingPathComponent("pick.txt").path])
+        // The click chose the file; Return opens it. Not the path typed into the location bar:
+        // on a loaded machine part of it went missing while GTK's completion popup came and
+        // went (seen in a screenshot of a failed run), and the chooser stayed.
         try keys(["key", "Return"])
         try awaitGone("the file chooser") { $0.client == chooser.client }
 
