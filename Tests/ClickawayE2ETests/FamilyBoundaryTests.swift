@@ -599,5 +599,3 @@ final class NotificationRun {
         try eventually("dunst to show nothing", timeout: .seconds(10), every: .milliseconds(20)) { try displayed() == 0 }
     }
 }
-
-private func hex(_ window: WindowID) -> String { "0x" + String(window, radix: 16) }

@@ -90,5 +90,3 @@ import XTestHarness
 
     static let pop = WMClass(instance: "pop", windowClass: "Pop")
 }
-
-private func hex(_ window: WindowID) -> String { "0x" + String(window, radix: 16) }

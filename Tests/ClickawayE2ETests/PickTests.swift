@@ -50,8 +50,6 @@ struct PickTests {
         return match
     }
 
-    func hex(_ window: WindowID) -> String { "0x" + String(window, radix: 16) }
-
     @Test func picksTheClickedWindowAndTheBlockMatchesIt() throws {
         let xvfb = try XvfbServer()
         let client = try TestClient(display: xvfb.display)
