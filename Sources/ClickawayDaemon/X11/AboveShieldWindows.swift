@@ -26,12 +26,7 @@ final class AboveShieldWindows {
     /// Follows the crossings of exactly `windows`; not flushed.
     func update(_ windows: Set<WindowID>) {
         guard windows != watched else { return }
-        for window in watched.subtracting(windows) { x.watch(window, for: []) }
-        let added = windows.subtracting(watched)
-        for window in added { x.watch(window, for: [.enterWindow, .leaveWindow]) }
-        if !added.isEmpty { askPointer() }
-        watched = windows
-        if let over = pointerOver, !windows.contains(over) { pointerOver = nil }
+        update(watched.union(windows), follows: windows.contains)
     }
 
     /// Follows the crossings of each of `windows` or stops, as `follows` says: the windows
