@@ -156,6 +156,11 @@ final class WindowTracker: RosterWindowSource {
         }
     }
 
+    /// Puts `top` in `windows` or takes it out, as `member` says; returns whether that changed them.
+    private static func set(_ top: WindowID, in windows: inout Set<WindowID>, to member: Bool) -> Bool {
+        member ? windows.insert(top).inserted : windows.remove(top) != nil
+    }
+
     private static func remove<Key: Hashable>(_ top: WindowID, from index: inout [Key: Set<WindowID>], at key: Key) {
         index[key]?.remove(top)
         if index[key]?.isEmpty == true { index[key] = nil }
@@ -697,13 +702,9 @@ final class WindowTracker: RosterWindowSource {
         if let owner, roles.popup == nil || roles.popup == owner.popup { roles.popup = nil }
         let family = owner.flatMap { roles.popup == nil ? $0.window : nil }
         let bystander = s.unmanagedOverrideRedirect && roles.popup == nil && family == nil
-        let ofPopups = s.unmanagedOverrideRedirect && !bystander
-        if bystander ? overrideRedirectBystanders.insert(top).inserted : overrideRedirectBystanders.remove(top) != nil {
-            changedForShield(top)
-        }
-        if ofPopups ? overrideRedirectOfPopups.insert(top).inserted : overrideRedirectOfPopups.remove(top) != nil {
-            changedForShield(top)
-        }
+        let movedBystanders = Self.set(top, in: &overrideRedirectBystanders, to: bystander)
+        let movedOfPopups = Self.set(top, in: &overrideRedirectOfPopups, to: s.unmanagedOverrideRedirect && !bystander)
+        if movedBystanders || movedOfPopups { changedForShield(top) }
         guard !roles.isNone || family != nil else { return roster.forget(top) }
         return roster.update(top, window: s.client, rect: s.rect, properties: s.properties, details: s.supportsDelete,
                              roles: roles, family: family, tie: owner?.tie ?? .transient, now: now)
