@@ -53,8 +53,8 @@ let clickawayctlManual: [ManualSection] = [
                 extension's layer: "extension", "connected", "shell", "windows" with a role, "waiting", what the daemon waits for while not connected)); "config", the files read; \
                 "popups", how many are configured; "running": "files", "last-good" (then "last_good" has "file" and \
                 "saved") or "none"; "rejected", a rejected configuration's errors or null; "unavailable", sources the \
-                display cannot provide; "open", the open popups (of a popup with many windows open, its first 32), each as the opened event has it, \
-                with a family's first 32 windows in "members" and "ties" and how many more in "members_left_out" (only \
+                display cannot provide; "open", the open popups (of a popup with many windows open, its first \(StatusReport.instanceLimit)), each as the opened event has it, \
+                with a family's first \(OpenPopup.statusMemberLimit) windows in "members" and "ties" and how many more in "members_left_out" (only \
                 when there are more); "open_left_out", how many more are open (only when there are more); "waiting", runtime \
                 popups waiting for their window; "monitors"; "last_error", or null.
                 """),
