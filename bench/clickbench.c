@@ -216,6 +216,7 @@ struct seen {
     xcb_window_t target, popup;
     long target_presses, target_releases, popup_presses, popup_releases;
     int64_t last_press_ns; /* when the latest ButtonPress on either window was read */
+    xcb_timestamp_t last_press_time; /* and the X server's time in it */
     int popup_mapped;      /* MapNotify seen and no UnmapNotify since */
     long maps;             /* MapNotify events for `popup` */
 };
@@ -264,6 +265,7 @@ static void handle(xcb_generic_event_t *ev) {
     case XCB_BUTTON_PRESS: {
         xcb_button_press_event_t *b = (xcb_button_press_event_t *)ev;
         seen.last_press_ns = now_ns();
+        seen.last_press_time = b->time;
         if (b->event == seen.target) seen.target_presses++;
         else if (b->event == seen.popup) seen.popup_presses++;
         break;
@@ -350,6 +352,13 @@ static void move_into(int window_x, int window_y) {
     move_to(window_x + SIDE / 2 - 45 + (int)(spot % 10) * 10, window_y + SIDE / 2 - 45 + (int)(spot / 10) * 10);
 }
 
+/* How long the latest click's press waited before the X server made it (ms): the time the
+ * server stamped on it less when it was sent. The server's clock is CLOCK_MONOTONIC in ms
+ * (os/utils.c, GetTimeInMillis), as `now_ns`'s: a late press stamped late waited for the
+ * server to take the XTest request; one stamped at once waited after, for the grabbing
+ * client (the daemon, the reference grabber) and its answer. */
+static int64_t last_press_stamp_wait_ms;
+
 /* One full click on the window at (window_x, window_y); returns the press latency in ns, from
  * just before the press is flushed to reading the ButtonPress on the window whose counters are
  * given. The clock starts before the flush: pinned to one CPU, the X server (and a grabbing
@@ -364,6 +373,7 @@ static int64_t click(int window_x, int window_y, long *presses, long *releases, 
     snprintf(what, sizeof what, "the ButtonPress on the %s window", window);
     wait_count(presses, want, what);
     int64_t latency = seen.last_press_ns - sent;
+    last_press_stamp_wait_ms = (int32_t)(seen.last_press_time - (uint32_t)(sent / 1000000));
     fake(XCB_BUTTON_RELEASE, 1, 0, 0);
     snprintf(what, sizeof what, "the ButtonRelease on the %s window", window);
     wait_count(releases, *releases + 1, what);
@@ -804,6 +814,7 @@ static int latency(struct options *o) {
     int ctl = o->with_daemon ? ctl_connect() : -1;
     if (o->reference_grabber && !shield_later) start_reference_grabber(o->grabber_kind);
     int64_t *samples = calloc((size_t)o->clicks, sizeof *samples);
+    int64_t *stamp_waits = calloc((size_t)o->clicks, sizeof *stamp_waits);
     const char *m = o->latency_mode;
     /* --pid: the daemon's wakeups and CPU time over the clicks, counted from /proc. */
     struct cost before = {0}, after = {0};
@@ -826,6 +837,7 @@ static int latency(struct options *o) {
         for (long i = 0; i < o->clicks; i++) {
             int64_t pressed = now_ns();
             samples[i] = click_target("target");
+            stamp_waits[i] = last_press_stamp_wait_ms;
             pace(pressed, o->pace_ms);
         }
         after = daemon_cost(o->pid);
@@ -839,6 +851,7 @@ static int latency(struct options *o) {
         for (long i = 0; i < o->clicks; i++) {
             int64_t pressed = now_ns();
             samples[i] = click_popup("popup");
+            stamp_waits[i] = last_press_stamp_wait_ms;
             pace(pressed, o->pace_ms);
         }
         after = daemon_cost(o->pid);
@@ -870,6 +883,12 @@ static int latency(struct options *o) {
         if (answered != o->clicks) die("the reference grabber answered %ld presses of %ld: the clicks did not all go through its grab", answered, o->clicks);
     }
     if (o->samples) save_samples(o->samples, samples, (size_t)timed);
+    /* Beside them, for the clicks on one window: how long each press waited to be made. */
+    if (o->samples && (strcmp(m, "target") == 0 || strcmp(m, "inside") == 0)) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s.stamped", o->samples);
+        save_samples(path, stamp_waits, (size_t)timed);
+    }
     print_latency(samples, (size_t)timed);
     return 0;
 }
