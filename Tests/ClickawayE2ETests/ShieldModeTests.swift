@@ -353,6 +353,9 @@ struct ShieldModeTests {
         #expect(other.grabOnRoot(button: 1, modifiers: numLock) == nil)
         try f.startDaemon()
         let popup = try f.window(Layout.popup, class: "Pop")
+        // The shield's map puts the pointer over it, and that crossing takes the root's grabs:
+        // the crossing may come after the window's sync began, their answers after it ended.
+        try f.sync()
         // The shield keeps the combination the other client holds on the root: no error.
         let refused = try f.status()["grab"]?["refused"]?.arrayValue ?? []
         #expect(refused.contains { $0["button"]?.intValue == 1 && $0["modifiers"]?.stringValue == "NumLock" })
