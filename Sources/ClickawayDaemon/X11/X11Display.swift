@@ -310,15 +310,17 @@ final class X11Display: Display, PollSource {
             return aboveShield.update([])
         }
         let now = (several: wanted.several, shieldMaps: shield.maps)
+        func follows(_ window: WindowID) -> Bool {
+            shield.keepsAbove(window) && (tracker.overrideRedirectBystanders.contains(window)
+                || now.several && tracker.overrideRedirectOfPopups.contains(window))
+        }
         if let changed, let before = followedFor, before == now {
-            aboveShield.update(changed) { window in
-                shield.keepsAbove(window) && (tracker.overrideRedirectBystanders.contains(window)
-                    || now.several && tracker.overrideRedirectOfPopups.contains(window))
-            }
+            aboveShield.update(changed, follows: follows)
         } else {
-            var windows = tracker.overrideRedirectBystanders
-            if now.several { windows.formUnion(tracker.overrideRedirectOfPopups) }
-            aboveShield.update(windows.filter(shield.keepsAbove))
+            // With one popup open, its windows (thousands, maybe) are not even looked at.
+            let candidates = now.several ? tracker.overrideRedirectBystanders.union(tracker.overrideRedirectOfPopups)
+                : tracker.overrideRedirectBystanders
+            aboveShield.update(candidates.filter(follows))
             followedFor = now
         }
         grabOverShield()
