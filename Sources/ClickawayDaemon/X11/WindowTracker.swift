@@ -23,8 +23,11 @@ internal import Logging
 
 final class WindowTracker: RosterWindowSource {
     private let x: XConnection
+    /// The daemon's input connection (`X11Display.input`), whose windows (the shield) are
+    /// the daemon's own, as `x`'s are (show's).
+    private let input: XConnection
     /// The reads' own connection to the same server: their requests never stand in line
-    /// before an answer to a click (AllowEvents goes on `x`), and the PropertyNotify they
+    /// before an answer to a click (AllowEvents goes on the input's), and the PropertyNotify they
     /// follow comes on it, in order with their replies.
     let reader: XConnection
     private let logger: Logger
@@ -170,14 +173,18 @@ final class WindowTracker: RosterWindowSource {
     static let transientDepth = 8
 
     /// Connects the reads' own connection: one round trip.
-    init(x: XConnection, model: ClickModel, logger: Logger) throws(XError) {
+    init(x: XConnection, input: XConnection, model: ClickModel, logger: Logger) throws(XError) {
         reader = try XConnection(display: x.display)
         events = EventFeed(reader, socketReadable: false)
         self.x = x
+        self.input = input
         self.logger = logger
         roster = WindowRoster(model: model, naming: .hex, logger: logger)
         matchedAtoms = Self.matchedAtoms(for: model, atoms: x.atoms)
     }
+
+    /// Whether the daemon made `window` (the shield, show's windows): never read.
+    private func isOwn(_ window: WindowID) -> Bool { x.isOwn(window) || input.isOwn(window) }
 
     /// The root's children, bottom to top.
     var stacking: [WindowID] { roster.stacking }
@@ -383,7 +390,7 @@ final class WindowTracker: RosterWindowSource {
             while let top = toRead.pop() {
                 guard reading.remove(top) != nil else { continue }
                 // The shield, and anything else of the daemon's own.
-                guard !x.isOwn(top) else { continue }
+                guard !isOwn(top) else { continue }
                 start(top)
                 return (true, false)
             }
@@ -411,7 +418,7 @@ final class WindowTracker: RosterWindowSource {
                 }
                 // Keep the pipeline full: start the queued reads before waiting on one.
                 while readOrder.count < Self.readsInFlight * 8, let next = toRead.pop() {
-                    if reading.remove(next) != nil, !x.isOwn(next) { start(next) }
+                    if reading.remove(next) != nil, !isOwn(next) { start(next) }
                 }
                 continue
             }
@@ -599,7 +606,7 @@ final class WindowTracker: RosterWindowSource {
         guard let since = roster.instanceKeys.map({ mapOrder[$0] ?? 0 }).min() else { return [] }
         // Not the shield: its unmaps are the display's, and its own map is counted here.
         return Set(mapOrder.compactMap { window, order in
-            order > since && mapped[window] == true && !isFrame(window) && !x.isOwn(window) ? window : nil
+            order > since && mapped[window] == true && !isFrame(window) && !isOwn(window) ? window : nil
         })
     }
 

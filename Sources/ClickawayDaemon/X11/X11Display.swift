@@ -9,12 +9,20 @@ internal import SystemPackage
 /// An X server: windows from the X tree, clicks through SYNC grabs on the root or through
 /// the shield window, Escape through a key grab.
 ///
+/// Three connections: the windows' (`x`: the root's window events, RandR, closing popups,
+/// show's windows), the window reads' (`WindowTracker.reader`) and the input's (`input`: the
+/// grabs, the shield, and the presses and keys they bring): a press never waits in line
+/// behind a burst of window events, nor its answer behind the requests those events called
+/// for, and a thread of its own could read them (BENCHMARKS.md, what those presses wait for).
+///
 /// The press path: `nextInput()` reads the press and hands it out with nothing else done;
 /// the daemon decides from memory; `answer` sends AllowEvents (or the shield's replay, with
 /// the question which window is under it, answered later) and flushes before anything else,
 /// then yields the CPU when the daemon is about to dismiss something.
 final class X11Display: Display, PollSource {
     let x: XConnection
+    /// The input's connection: what the daemon grabs and the shield, nothing else.
+    private let input: XConnection
     private let logger: Logger
     private let clock: ServerClock
     private let tracker: WindowTracker
@@ -52,9 +60,15 @@ final class X11Display: Display, PollSource {
     // type's own that calls out to no other code. bench/callgrind, inside click: 1,215
     // instructions a click without it (BENCHMARKS.md, the daemon's part of an inside click;
     // `changed`, `shieldCoverDue` and `outputsRead`, loaded and stored whole, saved nothing).
-    /// The connection's events; one may be read ahead (while preparing to sleep, or before a
-    /// refresh it must follow).
+    /// The windows' connection's events; one may be read ahead (while preparing to sleep).
     @exclusivity(unchecked) private var events: EventFeed
+    /// The input connection's events (presses, releases, keys, the shield's crossings); one
+    /// may be read ahead (while preparing to sleep, or before a refresh it must follow).
+    @exclusivity(unchecked) private var inputEvents: EventFeed
+    /// Window events handled since the input's socket was last read: a long batch of them
+    /// looks at it every `inputLookEvery`, so that a press that came meanwhile goes first.
+    private var windowEventsUnlooked = 0
+    private static let inputLookEvery = 16
     /// The daemon must refresh (`DisplayInput.changed`) before the next event.
     private var changed = false
     /// Windows changed: the shield must be looked at (`keepShieldAbove`) once the events
@@ -85,8 +99,10 @@ final class X11Display: Display, PollSource {
 
     public init(x: XConnection, model: ClickModel, mode: X11Mode, logger: Logger) throws(XError) {
         self.x = x
-        // Read at the first look: the loop has not looked at the socket yet.
+        input = try XConnection(display: x.display)
+        // Read at the first look: the loop has not looked at the sockets yet.
         events = EventFeed(x, socketReadable: true)
+        inputEvents = EventFeed(input, socketReadable: true)
         self.logger = logger
         self.mode = mode
         screen = x.screenRect
@@ -112,14 +128,16 @@ final class X11Display: Display, PollSource {
         case nil:
             outputs = [:]
         }
-        tracker = try WindowTracker(x: x, model: model, logger: logger)
+        tracker = try WindowTracker(x: x, input: input, model: model, logger: logger)
         let locks = LockModifiers(x: x)
-        buttonGrabs = PassiveGrabSet(x: x, locks: locks)
-        escapeGrabs = PassiveGrabSet(x: x, locks: locks)
-        aboveShield = AboveShieldWindows(x: x)
+        buttonGrabs = PassiveGrabSet(x: input, locks: locks)
+        escapeGrabs = PassiveGrabSet(x: input, locks: locks)
+        aboveShield = AboveShieldWindows(x: input)
         escapeKeycodes = ((try? x.keycodes(forKeysym: Keysym.escape)) ?? []).sorted()
         if escapeKeycodes.isEmpty { logger.warning("no key produces Escape in the keyboard map: escape = true has no effect") }
         do {
+            // The shield is the input's; show's windows are `x`'s.
+            try ShieldWindow.checkSupport(input)
             try ShieldWindow.checkSupport(x)
             shapingUnavailable = nil
         } catch {
@@ -140,7 +158,7 @@ final class X11Display: Display, PollSource {
     public var state: DisplayState {
         DisplayState(
             kind: .x11, name: x.display, interception: interception.rawValue, isIntercepting: buttonGrabs.isGrabbing || shield?.mapped == true,
-            failure: (x.connectionError ?? tracker.reader.connectionError).map { "\($0)" }, outputs: outputs, now: clock.now(),
+            failure: (x.connectionError ?? input.connectionError ?? tracker.reader.connectionError).map { "\($0)" }, outputs: outputs, now: clock.now(),
             abilities: abilities)
     }
 
@@ -156,7 +174,8 @@ final class X11Display: Display, PollSource {
 
     // MARK: - The loop
 
-    public var pollDescriptor: FileDescriptor { FileDescriptor(rawValue: x.fileDescriptor) }
+    /// The input's connection: the loop looks at it first after every wait.
+    public var pollDescriptor: FileDescriptor { FileDescriptor(rawValue: input.fileDescriptor) }
 
     /// Flushes, and looks whether libxcb already holds an event: replies can pull events into
     /// its queue without the socket becoming readable again (i3's prepare callback).
@@ -168,12 +187,13 @@ final class X11Display: Display, PollSource {
         if !syncs.isEmpty {
             let now = MonotonicClock.milliseconds()
             // Everything handed out has been acted on: a sync's second round trip goes after it.
-            if !changed && !events.hasQueuedEvent() {
-                _ = syncs.startSecondRoundTrip(x: x, readsBusy: readsBusy, now: now)
+            if !changed && !inputEvents.hasQueuedEvent() && !events.hasQueuedEvent() {
+                _ = syncs.startSecondRoundTrip(x: x, input: input, readsBusy: readsBusy, now: now)
             }
-            synced = syncs.canAdvance(x: x, reader: tracker.reader, now: now)
+            synced = syncs.canAdvance(now: now)
             syncReads.deadline = syncs.deadline
         }
+        input.flush()
         x.flush()
         tracker.flush()
         let grabAnswer = hasGrabAnswer()
@@ -183,15 +203,17 @@ final class X11Display: Display, PollSource {
         // queue.
         let outputsReady = outputsRead?.advance() != nil
         let work = tracker.hasWork
-        return events.hasQueuedEvent() || changed || work || synced || grabAnswer || told || outputsReady
+        return inputEvents.hasQueuedEvent() || events.hasQueuedEvent() || changed || work || synced || grabAnswer || told || outputsReady
     }
 
     /// A socket with nothing to read is not read: the next event is looked for in libxcb's
     /// queue only, with no recvmsg(2) that would find nothing.
-    public func pollReturned(_ readiness: Readiness) { events.socketReadable = readiness.canRead }
+    public func pollReturned(_ readiness: Readiness) { inputEvents.socketReadable = readiness.canRead }
 
     public func register(with loop: PollLoop) {
         loop.add(self)
+        // The windows' connection, after the input's.
+        loop.watch(FileDescriptor(rawValue: x.fileDescriptor)) { [unowned self] _ in events.socketReadable = true }
         // Wakes the loop when a sync stops waiting for window reads; `nextInput` moves it on.
         loop.schedule(syncReads) { _ in }
         // The window reads' replies and PropertyNotify: `nextInput` reads them (`tracker.work`).
@@ -200,29 +222,39 @@ final class X11Display: Display, PollSource {
 
     // MARK: - Events
 
-    /// Events in the order the server sent them, each window change applied at once (no round
-    /// trip) and the refresh they call for coalesced: `.changed` comes once a batch is read,
-    /// and before any click, which is then decided on what was known. Windows are read by
-    /// requests whose replies are collected as they come, between events (`WindowTracker.work`):
-    /// the loop never waits for the X server, and a press during a burst of windows is read
-    /// as soon as it arrives.
+    /// The input's events first, then the windows' events in the order the server sent them,
+    /// each window change applied at once (no round trip) and the refresh they call for
+    /// coalesced: `.changed` comes once a batch is read, and before any click, which is then
+    /// decided on what was known. Windows are read by requests whose replies are collected as
+    /// they come, between events (`WindowTracker.work`): the loop never waits for the X
+    /// server, and a press during a burst of windows is read as soon as it arrives (the
+    /// input's socket is looked at every `inputLookEvery` window events).
     /// Once everything read is handed out, a broken connection comes as `.lost`, once: looked
     /// at after the click, not on every pass's way to it.
     public func nextInput() -> DisplayInput? {
         if let input = nextRead() { return input }
-        guard !lostTold, x.isBroken || tracker.reader.isBroken else { return nil }
+        guard !lostTold, x.isBroken || input.isBroken || tracker.reader.isBroken else { return nil }
         lostTold = true
         return .lost
     }
 
     private func nextRead() -> DisplayInput? {
         while true {
-            if let event = events.peek() {
+            if let event = inputEvents.peek() {
                 if changed && event.isInput {
                     changed = false
                     return .changed
                 }
-                events.drop()
+                inputEvents.drop()
+                if let input = handle(event) { return input }
+                continue
+            }
+            if let event = events.next() {
+                windowEventsUnlooked += 1
+                if windowEventsUnlooked >= Self.inputLookEvery {
+                    windowEventsUnlooked = 0
+                    inputEvents.socketReadable = true
+                }
                 if let input = handle(event) { return input }
                 continue
             }
@@ -257,11 +289,12 @@ final class X11Display: Display, PollSource {
             if aboveShield.isAsking && aboveShield.collectPointer() { grabOverShield() }
             if grabsChecking && collectRefusals() || !notices.isEmpty { return .intercepted }
             guard !syncs.isEmpty else { return nil }
-            let step = syncs.advance(x: x, reader: tracker.reader, now: MonotonicClock.milliseconds())
+            let step = syncs.advance(now: MonotonicClock.milliseconds())
             syncReads.deadline = syncs.deadline
             switch step {
             case .waiting: return nil
             case .progressed:
+                input.flush()
                 x.flush()
                 continue
             case .synced(let id, let failure): return .synced(id, failure: failure)
@@ -397,15 +430,15 @@ final class X11Display: Display, PollSource {
         let onShieldGrab = token.window == shield?.window
         var windowUnder: PendingReply<WindowID?>?
         if swallow {
-            x.allowEvents(.asyncPointer, time: time)
+            input.allowEvents(.asyncPointer, time: time)
             shieldHoldsAClick = onShieldGrab
         } else if let shield, onShieldGrab || shield.mapped {
             // Buttons 1-3 focus on a click; the wheel does not.
             windowUnder = shield.replay(x: click.x, y: click.y, time: time, findWindowUnder: onShieldGrab && click.button <= 3)
         } else {
-            x.allowEvents(.replayPointer, time: time)
+            input.allowEvents(.replayPointer, time: time)
         }
-        x.flush()
+        input.flush()
         if let windowUnder { activations.append((windowUnder, time)) }
         // The replayed press first, the dismissal after: on a shared CPU, let the X server
         // deliver it before this process goes on to unmap and ungrab (BENCHMARKS.md, case 4).
@@ -415,8 +448,8 @@ final class X11Display: Display, PollSource {
     public func acted(on click: Click) {}
 
     public func answerEscape(_ key: EscapeKey, _ outcome: EscapeOutcome) {
-        x.allowEvents(outcome == .swallow ? .asyncKeyboard : .replayKeyboard, time: X11Token(key.token).stamp)
-        x.flush()
+        input.allowEvents(outcome == .swallow ? .asyncKeyboard : .replayKeyboard, time: X11Token(key.token).stamp)
+        input.flush()
     }
 
     private func close(_ client: UInt32, _ spec: PopupSpec, trigger: DismissTrigger) {
@@ -448,11 +481,11 @@ final class X11Display: Display, PollSource {
     /// that came, oldest first, never waiting for one.
     private func activateUnderClicks() {
         while let (under, time) = activations.first {
-            switch x.poll(under) {
+            switch input.poll(under) {
             case .notYet: return
             case .value(let top):
                 if let top, top != shield?.window, let client = tracker.client(of: top) {
-                    x.requestActivation(client, time: time)
+                    input.requestActivation(client, time: time)
                     logger.debug("asked the window manager to activate the window under a click let through the shield",
                                  metadata: ["window": "\(hex(client))"])
                 }
@@ -495,7 +528,7 @@ final class X11Display: Display, PollSource {
     /// The shield (made the first time) takes clicks instead of grabs on the root.
     private func enterShieldMode() throws(XError) {
         if let shapingUnavailable { throw shapingUnavailable }
-        if shield == nil { shield = ShieldWindow(x: x, screen: screen, logger: logger) }
+        if shield == nil { shield = ShieldWindow(x: input, screen: screen, logger: logger) }
         buttonGrabs.release()
         interception = .shield
     }
@@ -634,9 +667,10 @@ final class X11Display: Display, PollSource {
     /// Answers after one round trip to the X server and after handling every event the
     /// server sent before it: the caller then sees the daemon in a settled state.
     private func startSync(_ id: Int) {
-        syncs.start(id, x: x, reader: tracker.reader)
+        syncs.start(id, x: x, reader: tracker.reader, input: input)
         syncReads.deadline = syncs.deadline
         x.flush()
+        input.flush()
         // Sent while no window may be read: the tracker's own flush would leave it.
         tracker.reader.flush()
     }
@@ -681,6 +715,7 @@ final class X11Display: Display, PollSource {
         escapeGrabs.release()
         aboveShield.update([])
         shield = nil
+        input.flush()
         x.flush()
     }
 
