@@ -5,6 +5,7 @@ internal import ClickawayJSON
 internal import ClickawaySystem
 internal import Glibc
 internal import Logging
+internal import SystemPackage
 
 /// The daemon: one display (X11 or Wayland, `Display`), the configuration and the decision
 /// engine, and a few parts of its own: `rect` popups, the monitor feed, systemd, reloads,
@@ -68,6 +69,8 @@ final class Daemon {
     var unavailableSources: [String] = []
     /// Runtime `rect` popups registered since: open once the model has them.
     var rectsOpening: [String] = []
+    /// Where presses are handled when the display has them on their own (`startPressThread`).
+    private var pressThread: PressThread?
     // `unsettled`, `windowsChanged`, `pacing`, `unpaced` and `commandStarted` are looked at by
     // every click, loaded and stored whole: `@exclusivity(unchecked)` saves them nothing
     // (bench/callgrind, inside click; BENCHMARKS.md, the daemon's part of an inside click).
@@ -180,9 +183,28 @@ final class Daemon {
     /// already), and systemd hears the daemon is ready.
     func start() {
         noteUnavailableSources()
+        if let presses = display as? any PressSource { startPressThread(for: presses) }
         registerWithLoop()
         step()
         supervision.ready(statusLine())
+    }
+
+    /// Presses decided and answered on a thread of their own, which sleeps between them: the
+    /// scheduler puts it on the CPU as soon as one comes, while the loop's thread may have used
+    /// its share on a burst of windows (BENCHMARKS.md, what those presses wait for). Without
+    /// it, the loop reads them with the rest.
+    private func startPressThread(for presses: any PressSource) {
+        let lock = StateLock()
+        lock.lock()
+        switch PressThread.start(waitingOn: presses.pressDescriptor, lock: lock, handle: { [unowned self] in handlePresses(presses) }) {
+        case .success(let thread):
+            loop.stateLock = lock
+            presses.pressThreadStarted(sharing: lock)
+            pressThread = thread
+        case .failure(let error):
+            lock.unlock()
+            logger.warning("cannot start a thread for presses (\(error)); the loop reads them with the rest")
+        }
     }
 
     /// One pass of the loop between two waits: every input that came, each by its handler, the
@@ -254,6 +276,8 @@ final class Daemon {
     /// anything else runs.
     func registerWithLoop() {
         display.register(with: loop)
+        // Woken after the press thread handled presses: the pass settles and acts on them.
+        if let pressThread { loop.add(pressThread) }
         loop.watch(Signals.pipe.read) { _ in Signals.drain() }
         reloading.register(with: loop)
         loop.schedule(commands.slowCheck) { [unowned self] now in commands.reportSlow(now: now) }
@@ -269,39 +293,68 @@ final class Daemon {
     /// Everything the display has read, each click answered before it is acted on, and the
     /// state settled after each input: the next click is decided on what is known.
     func handleDisplayInput() {
-        while let input = display.nextInput() {
-            switch input {
-            case .click(let click):
-                // Decided on the windows as they are, answered, and only then the rest; a
-                // click after it in this pass is decided on what it dismissed.
-                engineFollowsWindows()
-                handle(click)
+        while let input = display.nextInput() { take(input) }
+    }
+
+    /// On the press thread, with the state lock held (the loop asleep, or at a safe point
+    /// between two events): each press and key the display's press connection brought, as
+    /// the loop would take them. Returns whether the loop must follow them now (settle, act):
+    /// a click that dismissed and swallowed nothing leaves it nothing to do, and waking it
+    /// would take the CPU from the X server that is delivering that click (BENCHMARKS.md,
+    /// what those presses wait for).
+    func handlePresses(_ presses: any PressSource) -> Bool {
+        var loopFollows = false
+        while let input = presses.nextPress() {
+            guard case .click(let click) = input else {
+                take(input)
+                if case .changed = input {} else { loopFollows = true }
+                continue
+            }
+            engineFollowsWindows()
+            if handle(click) {
                 afterSettle.append(.acted(click))
                 unpaced = true
-            case .escapeKey(let key):
-                engineFollowsWindows()
-                escapePressed(key)
-                unpaced = true
-            case .changed:
-                windowsChanged = true
-            case .lost:
-                displayLost = true
-            case .closeRefused(let window):
-                // The window stays, and counts as open again.
-                if closing.cancel(window) {
-                    closingMoved()
-                    unsettled = true
-                }
-            case .outputsChanged:
-                engine.setOutputs(display.state.outputs)
-                unsettled = true
-            case .synced(let id, let failure):
-                answered(id, failure: failure, pointerHeldBy: nil)
-            case .pointerGrab(let id, let heldBy):
-                answered(id, failure: nil, pointerHeldBy: heldBy)
-            case .intercepted:
-                for notice in display.takeInterceptionNotices() { intercepted(notice) }
+                loopFollows = true
+            } else {
+                display.acted(on: click)
             }
+        }
+        return loopFollows || presses.pressesLeftWork
+    }
+
+    /// One input, by its handler.
+    private func take(_ input: DisplayInput) {
+        switch input {
+        case .click(let click):
+            // Decided on the windows as they are, answered, and only then the rest; a
+            // click after it in this pass is decided on what it dismissed.
+            engineFollowsWindows()
+            handle(click)
+            afterSettle.append(.acted(click))
+            unpaced = true
+        case .escapeKey(let key):
+            engineFollowsWindows()
+            escapePressed(key)
+            unpaced = true
+        case .changed:
+            windowsChanged = true
+        case .lost:
+            displayLost = true
+        case .closeRefused(let window):
+            // The window stays, and counts as open again.
+            if closing.cancel(window) {
+                closingMoved()
+                unsettled = true
+            }
+        case .outputsChanged:
+            engine.setOutputs(display.state.outputs)
+            unsettled = true
+        case .synced(let id, let failure):
+            answered(id, failure: failure, pointerHeldBy: nil)
+        case .pointerGrab(let id, let heldBy):
+            answered(id, failure: nil, pointerHeldBy: heldBy)
+        case .intercepted:
+            for notice in display.takeInterceptionNotices() { intercepted(notice) }
         }
     }
 
@@ -323,12 +376,14 @@ final class Daemon {
     // MARK: - Clicks
 
     /// The press path: decide from memory, answer, and only then act on the decision.
-    func handle(_ click: Click) {
+    /// Returns whether it dismissed or swallowed anything: what a settle must follow.
+    @discardableResult
+    func handle(_ click: Click) -> Bool {
         let decision = click.isPress
             ? engine.press(button: click.button, x: click.x, y: click.y, time: click.time)
             : engine.release(button: click.button, x: click.x, y: click.y, time: click.time)
         display.answer(click, with: decision)
-        guard let decision else { return }
+        guard let decision else { return false }
         var dismissed = decision.dismissCount > 0 ? engine.dismissed : []
         if click.isPress && click.releaseGoesElsewhere && decision.awaitsRelease && decision.click != .swallow {
             // The press goes on to the window under it, and its release with it: decide now.
@@ -337,6 +392,7 @@ final class Daemon {
             }
         }
         dismiss(dismissed, trigger: .click(click, decision))
+        return !dismissed.isEmpty || decision.click == .swallow
     }
 
     /// Escape while a popup with `escape = true` is open: answer the frozen keyboard first,

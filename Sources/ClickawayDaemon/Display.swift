@@ -1,6 +1,7 @@
 public import ClickawayControl
 public import ClickawayCore
 internal import ClickawaySystem
+internal import SystemPackage
 
 /// A display server the daemon takes clicks from, chosen at start: an X server (grabs on the
 /// root, or the shield window) or a Wayland compositor with layer-shell (the overlay). Only
@@ -78,6 +79,24 @@ protocol Display: AnyObject {
     func configure(_ model: ClickModel, _ change: ModelChange) -> String?
     /// A canvas for `clickawayctl show`, or why this display cannot draw.
     func makeShowCanvas() throws(Refusal) -> any ShowCanvas
+}
+
+/// A display whose presses and keys come apart from everything else (X11's input
+/// connection), for a thread that waits for them (`PressThread`). The others' come with the
+/// rest, and the loop reads them.
+protocol PressSource: AnyObject {
+    /// What the press thread waits on.
+    var pressDescriptor: FileDescriptor { get }
+    /// The thread runs, sharing the daemon's state through `lock`: the loop no longer waits
+    /// on `pressDescriptor`, and hands the lock over between events when the thread asks.
+    /// Called before `Display.register(with:)`.
+    func pressThreadStarted(sharing lock: StateLock)
+    /// On the press thread, the lock held: the next press or key (or the refresh that comes
+    /// before it), nil once none is left.
+    func nextPress() -> DisplayInput?
+    /// After `nextPress` returned nil: whether the display has work of its own for the loop
+    /// (a refresh, replies it waits for).
+    var pressesLeftWork: Bool { get }
 }
 
 /// What a display is, as the daemon and `status` name it.

@@ -179,6 +179,10 @@ public final class PollLoop {
         return earliest
     }
 
+    /// Held by the loop's thread but while it sleeps, when a press thread shares its state
+    /// (`PressThread`).
+    public var stateLock: StateLock?
+
     /// Sleeps until a descriptor is ready or the next deadline comes (without one, for as
     /// long as it takes; not at all when a source has work waiting), then lets every source
     /// see what its descriptor is ready for. A signal ends the wait early.
@@ -202,8 +206,11 @@ public final class PollLoop {
         withUnsafeTemporaryAllocation(of: epoll_event.self, capacity: max(sources.count, 1)) { ready in
             earliestAtLastWait = nextDeadline
             let timeout = busy ? 0 : Deadline.pollTimeout(earliestAtLastWait)
-            let count = max(0, Int(epoll_wait(epoll.rawValue, ready.baseAddress, Int32(ready.count), timeout)))
+            // Before the lock goes: a press thread may end registrations while the loop sleeps.
             let removalsBefore = removals
+            stateLock?.unlock()
+            let count = max(0, Int(epoll_wait(epoll.rawValue, ready.baseAddress, Int32(ready.count), timeout)))
+            stateLock?.lock()
             for i in sources.indices where removals == removalsBefore || isRegistered(sources[i].id) {
                 var readiness: Readiness = []
                 for j in 0..<count where ready[j].data.fd == sources[i].descriptor {

@@ -13,13 +13,16 @@ internal import SystemPackage
 /// show's windows), the window reads' (`WindowTracker.reader`) and the input's (`input`: the
 /// grabs, the shield, and the presses and keys they bring): a press never waits in line
 /// behind a burst of window events, nor its answer behind the requests those events called
-/// for, and a thread of its own could read them (BENCHMARKS.md, what those presses wait for).
+/// for, and the press thread reads them (`PressSource`; BENCHMARKS.md, what those presses
+/// wait for).
 ///
-/// The press path: `nextInput()` reads the press and hands it out with nothing else done;
-/// the daemon decides from memory; `answer` sends AllowEvents (or the shield's replay, with
-/// the question which window is under it, answered later) and flushes before anything else,
-/// then yields the CPU when the daemon is about to dismiss something.
-final class X11Display: Display, PollSource {
+/// The press path: on the press thread, `nextPress()` reads the press and hands it out with
+/// nothing else done (the loop's `nextInput()` without one, and for events the loop's own
+/// reads of replies pulled into libxcb's queue); the daemon decides from memory; `answer`
+/// sends AllowEvents (or the shield's replay, with the question which window is under it,
+/// answered later) and flushes before anything else, then yields the CPU when the daemon is
+/// about to dismiss something.
+final class X11Display: Display, PressSource, PollSource {
     let x: XConnection
     /// The input's connection: what the daemon grabs and the shield, nothing else.
     private let input: XConnection
@@ -65,10 +68,16 @@ final class X11Display: Display, PollSource {
     /// The input connection's events (presses, releases, keys, the shield's crossings); one
     /// may be read ahead (while preparing to sleep, or before a refresh it must follow).
     @exclusivity(unchecked) private var inputEvents: EventFeed
-    /// Window events handled since the input's socket was last read: a long batch of them
-    /// looks at it every `inputLookEvery`, so that a press that came meanwhile goes first.
+    /// Window events handled since the input's socket was last read: without a press thread,
+    /// a long batch of them looks at it every `inputLookEvery`, so that a press that came
+    /// meanwhile goes first.
     private var windowEventsUnlooked = 0
     private static let inputLookEvery = 16
+    /// Shared with the press thread, which reads the input's socket (`nextPress`); nil while
+    /// the loop reads it.
+    private var stateLock: StateLock?
+    /// The press thread is reading what woke it (`nextPress`).
+    private var readingPresses = false
     /// The daemon must refresh (`DisplayInput.changed`) before the next event.
     private var changed = false
     /// Windows changed: the shield must be looked at (`keepShieldAbove`) once the events
@@ -174,8 +183,13 @@ final class X11Display: Display, PollSource {
 
     // MARK: - The loop
 
-    /// The input's connection: the loop looks at it first after every wait.
-    public var pollDescriptor: FileDescriptor { FileDescriptor(rawValue: input.fileDescriptor) }
+    /// The input's connection, looked at first after every wait; the windows' when a press
+    /// thread waits on the input's.
+    public var pollDescriptor: FileDescriptor { FileDescriptor(rawValue: stateLock == nil ? input.fileDescriptor : x.fileDescriptor) }
+
+    public var pressDescriptor: FileDescriptor { FileDescriptor(rawValue: input.fileDescriptor) }
+
+    public func pressThreadStarted(sharing lock: StateLock) { stateLock = lock }
 
     /// Flushes, and looks whether libxcb already holds an event: replies can pull events into
     /// its queue without the socket becoming readable again (i3's prepare callback).
@@ -208,12 +222,16 @@ final class X11Display: Display, PollSource {
 
     /// A socket with nothing to read is not read: the next event is looked for in libxcb's
     /// queue only, with no recvmsg(2) that would find nothing.
-    public func pollReturned(_ readiness: Readiness) { inputEvents.socketReadable = readiness.canRead }
+    public func pollReturned(_ readiness: Readiness) {
+        if stateLock == nil { inputEvents.socketReadable = readiness.canRead } else { events.socketReadable = readiness.canRead }
+    }
 
     public func register(with loop: PollLoop) {
         loop.add(self)
-        // The windows' connection, after the input's.
-        loop.watch(FileDescriptor(rawValue: x.fileDescriptor)) { [unowned self] _ in events.socketReadable = true }
+        // The windows' connection, after the input's, unless a press thread reads that.
+        if stateLock == nil {
+            loop.watch(FileDescriptor(rawValue: x.fileDescriptor)) { [unowned self] _ in events.socketReadable = true }
+        }
         // Wakes the loop when a sync stops waiting for window reads; `nextInput` moves it on.
         loop.schedule(syncReads) { _ in }
         // The window reads' replies and PropertyNotify: `nextInput` reads them (`tracker.work`).
@@ -238,8 +256,41 @@ final class X11Display: Display, PollSource {
         return .lost
     }
 
+    /// The press thread's: the input's events only, the socket read once each time it woke
+    /// the thread. The loop still takes those that its own reads of replies pulled into
+    /// libxcb's queue (`nextRead`), which never make the socket readable.
+    public func nextPress() -> DisplayInput? {
+        if !readingPresses {
+            readingPresses = true
+            inputEvents.socketReadable = true
+        }
+        while let event = inputEvents.peek() {
+            if changed && event.isInput {
+                changed = false
+                return .changed
+            }
+            inputEvents.drop()
+            if let input = handle(event) { return input }
+        }
+        readingPresses = false
+        // The replies the socket brought with the events: what the loop would do with them,
+        // done here, so that it need not be woken for them.
+        if !activations.isEmpty { activateUnderClicks() }
+        if aboveShield.isAsking && aboveShield.collectPointer() { grabOverShield() }
+        if grabsChecking && collectRefusals() || !notices.isEmpty { return .intercepted }
+        input.flush()
+        return nil
+    }
+
+    /// A refresh (the shield let go of a swallowed click), or a sync's round trip, whose
+    /// reply the press thread may have read from the socket.
+    public var pressesLeftWork: Bool { changed || !syncs.isEmpty }
+
     private func nextRead() -> DisplayInput? {
         while true {
+            // A safe point, between two events or window reads: a press thread that asked
+            // decides and answers first.
+            stateLock?.handOverIfAsked()
             if let event = inputEvents.peek() {
                 if changed && event.isInput {
                     changed = false
@@ -250,10 +301,12 @@ final class X11Display: Display, PollSource {
                 continue
             }
             if let event = events.next() {
-                windowEventsUnlooked += 1
-                if windowEventsUnlooked >= Self.inputLookEvery {
-                    windowEventsUnlooked = 0
-                    inputEvents.socketReadable = true
+                if stateLock == nil {
+                    windowEventsUnlooked += 1
+                    if windowEventsUnlooked >= Self.inputLookEvery {
+                        windowEventsUnlooked = 0
+                        inputEvents.socketReadable = true
+                    }
                 }
                 if let input = handle(event) { return input }
                 continue
