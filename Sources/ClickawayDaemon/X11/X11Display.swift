@@ -264,6 +264,20 @@ final class X11Display: Display, PressSource, PollSource {
             readingPresses = true
             inputEvents.socketReadable = true
         }
+        if let input = nextFromInput() { return input }
+        readingPresses = false
+        // The replies the socket brought with the events: what the loop would do with them,
+        // done here, so that it need not be woken for them.
+        if !activations.isEmpty { activateUnderClicks() }
+        if aboveShield.isAsking && aboveShield.collectPointer() { grabOverShield() }
+        if grabsChecking && collectRefusals() || !notices.isEmpty { return .intercepted }
+        input.flush()
+        return nil
+    }
+
+    /// The input connection's events up to the first the daemon must see (the refresh a press
+    /// must follow comes before it); nil once none is left.
+    private func nextFromInput() -> DisplayInput? {
         while let event = inputEvents.peek() {
             if changed && event.isInput {
                 changed = false
@@ -272,13 +286,6 @@ final class X11Display: Display, PressSource, PollSource {
             inputEvents.drop()
             if let input = handle(event) { return input }
         }
-        readingPresses = false
-        // The replies the socket brought with the events: what the loop would do with them,
-        // done here, so that it need not be woken for them.
-        if !activations.isEmpty { activateUnderClicks() }
-        if aboveShield.isAsking && aboveShield.collectPointer() { grabOverShield() }
-        if grabsChecking && collectRefusals() || !notices.isEmpty { return .intercepted }
-        input.flush()
         return nil
     }
 
@@ -291,15 +298,7 @@ final class X11Display: Display, PressSource, PollSource {
             // A safe point, between two events or window reads: a press thread that asked
             // decides and answers first.
             stateLock?.handOverIfAsked()
-            if let event = inputEvents.peek() {
-                if changed && event.isInput {
-                    changed = false
-                    return .changed
-                }
-                inputEvents.drop()
-                if let input = handle(event) { return input }
-                continue
-            }
+            if let input = nextFromInput() { return input }
             if let event = events.next() {
                 if stateLock == nil {
                     windowEventsUnlooked += 1
