@@ -22,22 +22,7 @@ public final class PressThread: PollSource, @unchecked Sendable {
             return .failure(error)
         }
         let thread = PressThread(descriptor: descriptor, lock: lock, handle: handle, wake: (wake.readEnd, wake.writeEnd))
-        // Signals stay with the loop's thread: this one starts with all of them blocked.
-        var all = sigset_t(), previous = sigset_t()
-        sigfillset(&all)
-        pthread_sigmask(SIG_SETMASK, &all, &previous)
-        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-        var id = pthread_t()
-        let context = Unmanaged.passRetained(thread).toOpaque()
-        let result = pthread_create(&id, nil, { context in
-            Unmanaged<PressThread>.fromOpaque(context!).takeRetainedValue().run()
-            return nil
-        }, context)
-        guard result == 0 else {
-            Unmanaged<PressThread>.fromOpaque(context).release()
-            return .failure(Errno(rawValue: result))
-        }
-        pthread_detach(id)
+        if let failure = DetachedThread.start(thread.run) { return .failure(failure) }
         return .success(thread)
     }
 

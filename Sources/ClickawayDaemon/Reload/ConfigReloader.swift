@@ -101,21 +101,7 @@ final class ConfigReloader: Sendable {
               (try? done.readEnd.setNonBlocking()) != nil else { return nil }
         self.done = done
         self.wake = wake
-        // Signals stay with the main thread: the worker starts with all of them blocked.
-        var all = sigset_t(), previous = sigset_t()
-        sigfillset(&all)
-        pthread_sigmask(SIG_SETMASK, &all, &previous)
-        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(self).toOpaque()
-        guard pthread_create(&thread, nil, { context in
-            Unmanaged<ConfigReloader>.fromOpaque(context!).takeRetainedValue().work()
-            return nil
-        }, context) == 0 else {
-            Unmanaged<ConfigReloader>.fromOpaque(context).release()
-            return nil
-        }
-        pthread_detach(thread)
+        guard DetachedThread.start(work) == nil else { return nil }
     }
 
     /// `value` is consumed: once written, the receiving thread holds the only reference.

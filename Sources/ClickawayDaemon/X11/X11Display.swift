@@ -194,9 +194,7 @@ final class X11Display: Display, PressSource, PollSource {
     /// Flushes, and looks whether libxcb already holds an event: replies can pull events into
     /// its queue without the socket becoming readable again (i3's prepare callback).
     public func prepareToSleep() -> Bool {
-        if !activations.isEmpty { activateUnderClicks() }
-        if aboveShield.isAsking && aboveShield.collectPointer() { grabOverShield() }
-        let told = grabsChecking && collectRefusals()
+        let told = collectInputReplies()
         var synced = false
         if !syncs.isEmpty {
             let now = MonotonicClock.milliseconds()
@@ -245,8 +243,9 @@ final class X11Display: Display, PressSource, PollSource {
     /// coalesced: `.changed` comes once a batch is read, and before any click, which is then
     /// decided on what was known. Windows are read by requests whose replies are collected as
     /// they come, between events (`WindowTracker.work`): the loop never waits for the X
-    /// server, and a press during a burst of windows is read as soon as it arrives (the
-    /// input's socket is looked at every `inputLookEvery` window events).
+    /// server, and a press during a burst of windows is read as soon as it arrives (by the
+    /// press thread; without one, the input's socket is looked at every `inputLookEvery`
+    /// window events).
     /// Once everything read is handed out, a broken connection comes as `.lost`, once: looked
     /// at after the click, not on every pass's way to it.
     public func nextInput() -> DisplayInput? {
@@ -266,11 +265,9 @@ final class X11Display: Display, PressSource, PollSource {
         }
         if let input = nextFromInput() { return input }
         readingPresses = false
-        // The replies the socket brought with the events: what the loop would do with them,
-        // done here, so that it need not be woken for them.
-        if !activations.isEmpty { activateUnderClicks() }
-        if aboveShield.isAsking && aboveShield.collectPointer() { grabOverShield() }
-        if grabsChecking && collectRefusals() || !notices.isEmpty { return .intercepted }
+        // The replies the socket brought with the events, taken here, so that the loop need
+        // not be woken for them.
+        if collectInputReplies() { return .intercepted }
         input.flush()
         return nil
     }
@@ -287,6 +284,15 @@ final class X11Display: Display, PressSource, PollSource {
             if let input = handle(event) { return input }
         }
         return nil
+    }
+
+    /// The input connection's replies that have come, each acted on: the window under a
+    /// click let through the shield's own grab activated, the pointer over the windows above
+    /// the shield followed, refused grabs told. Returns whether notices wait (`.intercepted`).
+    private func collectInputReplies() -> Bool {
+        if !activations.isEmpty { activateUnderClicks() }
+        if aboveShield.isAsking && aboveShield.collectPointer() { grabOverShield() }
+        return grabsChecking && collectRefusals() || !notices.isEmpty
     }
 
     /// A refresh (the shield let go of a swallowed click), or a sync's round trip, whose
@@ -337,9 +343,7 @@ final class X11Display: Display, PressSource, PollSource {
                 take(result)
                 return .outputsChanged
             }
-            if !activations.isEmpty { activateUnderClicks() }
-            if aboveShield.isAsking && aboveShield.collectPointer() { grabOverShield() }
-            if grabsChecking && collectRefusals() || !notices.isEmpty { return .intercepted }
+            if collectInputReplies() { return .intercepted }
             guard !syncs.isEmpty else { return nil }
             let step = syncs.advance(now: MonotonicClock.milliseconds())
             syncReads.deadline = syncs.deadline
