@@ -199,7 +199,7 @@ final class Daemon {
         switch PressThread.start(waitingOn: presses.pressDescriptor, lock: lock, handle: { [unowned self] in handlePresses(presses) }) {
         case .success(let thread):
             loop.stateLock = lock
-            presses.pressThreadStarted(sharing: lock)
+            presses.pressThreadStarted(thread.id, sharing: lock)
             pressThread = thread
         case .failure(let error):
             lock.unlock()

@@ -90,7 +90,7 @@ protocol PressSource: AnyObject {
     /// The thread runs, sharing the daemon's state through `lock`: the loop no longer waits
     /// on `pressDescriptor`, and hands the lock over between events when the thread asks.
     /// Called before `Display.register(with:)`.
-    func pressThreadStarted(sharing lock: StateLock)
+    func pressThreadStarted(_ thread: ThreadID, sharing lock: StateLock)
     /// On the press thread, the lock held: the next press or key (or the refresh that comes
     /// before it), nil once none is left.
     func nextPress() -> DisplayInput?

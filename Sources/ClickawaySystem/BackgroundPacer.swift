@@ -27,7 +27,7 @@ public struct BackgroundPacer {
         var parameters = sched_param(sched_priority: 0)
         // SCHED_BATCH (linux/sched.h), which glibc declares only under _GNU_SOURCE.
         _ = sched_setscheduler(0, 3, &parameters)
-        _ = ShortSlices.requestForCallingThread()
+        _ = ShortSlices.request()
     }
 
     /// Sleeps for a moment (the thread's timer slack, 50 µs by default, decides how long: a

@@ -11,6 +11,8 @@ public final class PressThread: PollSource, @unchecked Sendable {
     private let lock: StateLock
     private let handle: () -> Bool
     private let wake: (read: FileDescriptor, write: FileDescriptor)
+    /// The thread's, for what only the kernel's id of it can set (its time slices).
+    public private(set) var id = ThreadID.calling
 
     /// Starts the thread, or says why it cannot be. `handle` returns whether to wake the loop.
     public static func start(waitingOn descriptor: FileDescriptor, lock: StateLock,
@@ -22,8 +24,15 @@ public final class PressThread: PollSource, @unchecked Sendable {
             return .failure(error)
         }
         let thread = PressThread(descriptor: descriptor, lock: lock, handle: handle, wake: (wake.readEnd, wake.writeEnd))
-        if let failure = DetachedThread.start(thread.run) { return .failure(failure) }
-        return .success(thread)
+        switch DetachedThread.start(named: "presses", thread.run) {
+        case .success(let id):
+            thread.id = id
+            return .success(thread)
+        case .failure(let failure):
+            try? wake.readEnd.close()
+            try? wake.writeEnd.close()
+            return .failure(failure)
+        }
     }
 
     private init(descriptor: FileDescriptor, lock: StateLock, handle: @escaping () -> Bool,

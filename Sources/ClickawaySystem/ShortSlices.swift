@@ -14,18 +14,29 @@ public enum ShortSlices {
     /// The shortest slice Linux accepts.
     public static let nanoseconds: UInt64 = 100_000
 
-    /// Asks for them for the calling thread; its policy and nice value stay, threads and
-    /// processes it starts get the default slice. Nil, or why the request failed.
-    public static func requestForCallingThread() -> Errno? {
-        request(nanoseconds)
+    /// Asks for them for `thread` (the calling thread's by default); its policy and nice value
+    /// stay, threads and processes it starts get the default slice. Nil, or why the request
+    /// failed.
+    public static func request(for thread: ThreadID = .calling) -> Errno? {
+        set(nanoseconds, for: thread)
     }
 
-    /// Gives the calling thread the default slices back; nil, or why the request failed.
-    public static func dropForCallingThread() -> Errno? {
-        request(0)
+    /// Gives `thread` the default slices back; nil, or why the request failed.
+    public static func drop(for thread: ThreadID = .calling) -> Errno? {
+        set(0, for: thread)
     }
 
-    private static func request(_ slice: UInt64) -> Errno? {
-        clinux_request_short_slices(slice) == 0 ? nil : Errno(rawValue: errno)
+    private static func set(_ slice: UInt64, for thread: ThreadID) -> Errno? {
+        clinux_request_short_slices(thread.rawValue, slice) == 0 ? nil : Errno(rawValue: errno)
     }
+}
+
+/// A thread of this process, as the kernel numbers it (gettid(2)).
+public struct ThreadID: Equatable, Sendable, CustomStringConvertible {
+    let rawValue: Int32
+    /// The thread that asks.
+    public static let calling = ThreadID(rawValue: 0)
+    /// The calling thread's own id, to be named by another thread.
+    public static var current: ThreadID { ThreadID(rawValue: clinux_thread_id()) }
+    public var description: String { String(rawValue) }
 }

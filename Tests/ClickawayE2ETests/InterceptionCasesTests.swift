@@ -405,27 +405,36 @@ struct InterceptionCasesTests {
         #expect(try f.openPopups().isEmpty)
     }
 
-    /// In the grab mode every press wakes the loop, which then takes the CPU from a busy X
-    /// server at once (short slices); in the shield mode the default slices, which halved its
+    /// In the grab mode every press wakes the press thread, which then takes the CPU from a
+    /// busy X server at once (short slices), and so does the loop's thread, whose state lock
+    /// the press waits for; in the shield mode both take the default slices, which halved its
     /// late presses in a burst of windows (BENCHMARKS.md). A reload switches both ways.
-    @Test func theLoopTakesShortSlicesInTheGrabModeOnly() throws {
+    @Test func theThreadsTakeShortSlicesInTheGrabModeOnly() throws {
         guard TimeSlice.kernelTakesCustomSlices else { return }
         let f = try DaemonFixture(config: Self.panel(backend: "x11-grab"), backend: .configured)
         try f.startDaemon()
-        let sched = "/proc/\(try #require(f.daemon?.pid))/sched"
-        guard TimeSlice.of(sched) != nil else { return } // a kernel that does not show se.slice
-        #expect(TimeSlice.of(sched) == Int(ShortSlices.nanoseconds), "the grab mode's loop runs with the default slices")
+        let pid = try #require(f.daemon?.pid)
+        let loop = "/proc/\(pid)/sched"
+        guard TimeSlice.of(loop) != nil else { return } // a kernel that does not show se.slice
+        let presses = try #require(TimeSlice.schedFile(ofThread: "presses", in: pid), "the daemon has no thread named presses")
+        let short = Int(ShortSlices.nanoseconds)
+        func expectSlices(_ backend: String) throws {
+            #expect(try f.status()["backend"]?.stringValue == backend)
+            for (thread, sched) in [("loop's", loop), ("press", presses)] {
+                let slice = TimeSlice.of(sched)
+                if backend == "x11-shield" {
+                    #expect(slice != nil && slice != short, "the shield mode left the \(thread) thread the short slices")
+                } else {
+                    #expect(slice == short, "in the grab mode, the \(thread) thread has slices of \(slice.map(String.init) ?? "?") ns")
+                }
+            }
+        }
+        try expectSlices("x11-grab")
         for backend in ["x11-shield", "x11-grab"] {
             try f.editConfigInPlace(Self.panel(backend: backend))
             let reload = try f.ctl(["reload"])
             #expect(reload.status == 0, "\(reload.output)")
-            #expect(try f.status()["backend"]?.stringValue == backend)
-            let slice = TimeSlice.of(sched)
-            if backend == "x11-shield" {
-                #expect(slice != nil && slice != Int(ShortSlices.nanoseconds), "the shield mode kept the short slices")
-            } else {
-                #expect(slice == Int(ShortSlices.nanoseconds), "back in the grab mode, slices of \(slice.map(String.init) ?? "?") ns")
-            }
+            try expectSlices(backend)
         }
     }
 

@@ -101,7 +101,7 @@ final class ConfigReloader: Sendable {
               (try? done.readEnd.setNonBlocking()) != nil else { return nil }
         self.done = done
         self.wake = wake
-        guard DetachedThread.start(work) == nil else { return nil }
+        guard case .success = DetachedThread.start(named: "config-loader", work) else { return nil }
     }
 
     /// `value` is consumed: once written, the receiving thread holds the only reference.

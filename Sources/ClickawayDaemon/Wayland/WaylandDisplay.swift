@@ -65,7 +65,7 @@ final class WaylandDisplay: Display, PollSource {
         self.client = client
         self.logger = logger
         // A press wakes the loop onto the CPU at once rather than at the compositor's next tick.
-        if let failure = ShortSlices.requestForCallingThread() {
+        if let failure = ShortSlices.request() {
             logger.debug("the loop runs with the default time slices: \(failure)")
         }
         overlay = try Overlay(client: client)

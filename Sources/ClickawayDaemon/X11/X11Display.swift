@@ -76,6 +76,10 @@ final class X11Display: Display, PressSource, PollSource {
     /// Shared with the press thread, which reads the input's socket (`nextPress`); nil while
     /// the loop reads it.
     private var stateLock: StateLock?
+    /// The loop's thread, which makes the display, and the press thread once it runs: their
+    /// time slices follow the mode (`takeTimeSlices`).
+    private let loopThread = ThreadID.current
+    private var pressThread: ThreadID?
     /// The press thread is reading what woke it (`nextPress`).
     private var readingPresses = false
     /// The daemon must refresh (`DisplayInput.changed`) before the next event.
@@ -189,7 +193,11 @@ final class X11Display: Display, PressSource, PollSource {
 
     public var pressDescriptor: FileDescriptor { FileDescriptor(rawValue: input.fileDescriptor) }
 
-    public func pressThreadStarted(sharing lock: StateLock) { stateLock = lock }
+    public func pressThreadStarted(_ thread: ThreadID, sharing lock: StateLock) {
+        stateLock = lock
+        pressThread = thread
+        takeTimeSlices()
+    }
 
     /// Flushes, and looks whether libxcb already holds an event: replies can pull events into
     /// its queue without the socket becoming readable again (i3's prepare callback).
@@ -570,15 +578,26 @@ final class X11Display: Display, PressSource, PollSource {
         }
     }
 
-    /// Grab mode: the loop's thread takes short time slices, so that a press frozen by the
-    /// grab wakes it onto the CPU at once rather than at the X server's next tick. The shield
+    /// Grab mode: the thread that reads presses (the press thread, or the loop's without one)
+    /// takes short time slices, so that a press frozen by the grab wakes it onto the CPU at
+    /// once rather than at the X server's next tick; so does the loop's beside a press thread:
+    /// in a burst of one program's popups, 3f's late presses were 1.4 times the reference
+    /// grabber's with the loop's short slices only, 1.1 times with the press thread's only and
+    /// 0.8 times with both (BENCHMARKS.md, short slices for the press thread). The shield
     /// mode keeps the default: a press in a hole never wakes the daemon, and the shield's
     /// crossings and pinholes wake it twice as often as a grab's press does; preempting the
     /// server at each of those wakeups made the shield's late presses in a burst of other
-    /// clients' windows half as many again (BENCHMARKS.md, other clients' windows).
+    /// clients' windows half as many again (BENCHMARKS.md, other clients' windows). Set by
+    /// the threads' ids: a change of mode comes on either thread.
     private func takeTimeSlices() {
-        let failure = interception == .grab ? ShortSlices.requestForCallingThread() : ShortSlices.dropForCallingThread()
-        if let failure { logger.debug("the loop's time slices stay as they were: \(failure)") }
+        let short = interception == .grab
+        setTimeSlices(short: short, of: loopThread, "the loop's")
+        if let pressThread { setTimeSlices(short: short, of: pressThread, "the press") }
+    }
+
+    private func setTimeSlices(short: Bool, of thread: ThreadID, _ name: String) {
+        let failure = short ? ShortSlices.request(for: thread) : ShortSlices.drop(for: thread)
+        if let failure { logger.debug("\(name) thread's time slices stay as they were: \(failure)") }
     }
 
     /// The shield (made the first time) takes clicks instead of grabs on the root.

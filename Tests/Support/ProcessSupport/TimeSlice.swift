@@ -10,6 +10,16 @@ public enum TimeSlice {
         return line?.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
     }
 
+    /// The scheduler file of process `pid`'s thread named `name` (its comm), if it has one.
+    public static func schedFile(ofThread name: String, in pid: pid_t) -> String? {
+        let tasks = "/proc/\(pid)/task"
+        let ids = (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []
+        let id = ids.first { id in
+            (try? String(contentsOfFile: "\(tasks)/\(id)/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines) == name
+        }
+        return id.map { "\(tasks)/\($0)/sched" }
+    }
+
     /// Custom slices came with Linux 6.12.
     public static var kernelTakesCustomSlices: Bool {
         let release = (try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8)) ?? ""
