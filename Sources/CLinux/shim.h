@@ -74,9 +74,10 @@ struct clinux_sched_attr {
 
 /// Asks the scheduler for time slices of `nanoseconds` (0: the default) for `thread` (0: the
 /// calling thread, else an id from `clinux_thread_id`), which keeps its policy (SCHED_OTHER
-/// or SCHED_BATCH) and nice value; threads and processes it starts get the defaults again (SCHED_FLAG_RESET_ON_FORK, which also starts them at nice 0 when
-/// the thread runs at a negative one). Linux 6.12 and later let a thread with a shorter slice
-/// than the running one take the CPU as it wakes; earlier kernels ignore it.
+/// or SCHED_BATCH) and nice value; threads and processes it starts get the defaults again
+/// (SCHED_FLAG_RESET_ON_FORK, which also starts them at nice 0 when the thread runs at a
+/// negative one). Linux 6.12 and later let a thread with a shorter slice than the running one
+/// take the CPU as it wakes; earlier kernels ignore it.
 /// Returns 0, or -1 with errno (ENOTSUP under another policy).
 static inline int clinux_request_short_slices(int thread, uint64_t nanoseconds) {
     // Without SCHED_RESET_ON_FORK (0x40000000), which sched_getscheduler adds when it is set.
