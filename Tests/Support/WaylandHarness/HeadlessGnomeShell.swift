@@ -60,8 +60,7 @@ public final class HeadlessGnomeShell {
     /// GNOME Shell stopped and started again on the same buses, as after a crash or a new
     /// login: its Wayland clients die with it, and it enables the extension again as it starts.
     public func restartShell(timeout: Duration = .seconds(20)) throws {
-        shell?.stop()
-        shell = nil
+        stopShell()
         try startShell(timeout: timeout, attempts: 3, failing: "GNOME Shell did not start again")
     }
 
@@ -73,8 +72,7 @@ public final class HeadlessGnomeShell {
                 try startShell(timeout: timeout)
             } catch {
                 failures.append("\(error)")
-                shell?.stop()
-                shell = nil
+                stopShell()
                 guard failures.count < attempts else { throw HarnessError(failing + ":\n" + failures.joined(separator: "\n")) }
             }
         }
@@ -83,12 +81,45 @@ public final class HeadlessGnomeShell {
     public func stop() {
         guard !stopped else { return }
         stopped = true
-        shell?.stop()
+        stopShell()
         for bus in buses.reversed() { bus.stop() }
         try? FileManager.default.removeItem(atPath: runtimeDirectory)
     }
 
     public var isRunning: Bool { !stopped && shell?.isRunning == true }
+
+    /// Stops the Shell and what it forked. A Shell that hung at start (a forked child stuck
+    /// before exec, above) made every later try fail with "org.gnome.Shell already exists on
+    /// bus": the stuck child shares the Shell's bus connection, and so kept its name after the
+    /// Shell was gone. The children are found before the Shell stops, while still its own.
+    private func stopShell() {
+        guard let shell else { return }
+        let forked = Self.descendants(of: shell.pid)
+        shell.stop()
+        for pid in forked { kill(pid, SIGKILL) }
+        self.shell = nil
+    }
+
+    /// The processes below `pid`, at any depth, from /proc (the parent is the fourth field
+    /// of /proc/PID/stat, after the name in parentheses, which may hold any character).
+    private static func descendants(of pid: pid_t) -> [pid_t] {
+        var parents: [pid_t: pid_t] = [:]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let child = pid_t(entry),
+                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let nameEnd = stat.lastIndex(of: ")") else { continue }
+            let fields = stat[stat.index(after: nameEnd)...].split(separator: " ")
+            if fields.count > 1, let parent = pid_t(fields[1]) { parents[child] = parent }
+        }
+        var found: [pid_t] = []
+        var next = [pid]
+        while let parent = next.popLast() {
+            let children = parents.filter { $0.value == parent }.map(\.key)
+            found += children
+            next += children
+        }
+        return found
+    }
 
     /// The end of the Shell's stderr (the extension's log lines among it).
     public var logTail: String { shell?.logTail ?? "" }
