@@ -183,6 +183,23 @@ public final class PollLoop {
     /// (`PressThread`).
     public var stateLock: StateLock?
 
+    /// The least time between two wakeups, in microseconds (0: none): a wait that comes
+    /// sooner after the last one first sleeps the rest, without the state lock. Only for a
+    /// loop that reads no presses (a press thread does); changed with the state lock held.
+    public var wakeSpacing: Int64 = 0
+    /// When the last wait ended (MonotonicClock microseconds), while the waits are spaced.
+    private var lastWake: Int64 = 0
+
+    /// Sleeps until `spacing` has passed since the last wakeup; returns whether it slept.
+    private func keepWakesApart(_ spacing: Int64) -> Bool {
+        let rest = lastWake + spacing - MonotonicClock.microseconds()
+        guard rest > 0 else { return false }
+        var duration = timespec(tv_sec: Int(rest / 1_000_000), tv_nsec: Int(rest % 1_000_000) * 1000)
+        // A signal ends it early, and the wait after it returns at once (its self-pipe).
+        nanosleep(&duration, nil)
+        return true
+    }
+
     /// Sleeps until a descriptor is ready or the next deadline comes (without one, for as
     /// long as it takes; not at all when a source has work waiting), then lets every source
     /// see what its descriptor is ready for. A signal ends the wait early.
@@ -205,11 +222,17 @@ public final class PollLoop {
         // On the stack: the loop allocates nothing per wait.
         withUnsafeTemporaryAllocation(of: epoll_event.self, capacity: max(sources.count, 1)) { ready in
             earliestAtLastWait = nextDeadline
-            let timeout = busy ? 0 : Deadline.pollTimeout(earliestAtLastWait)
-            // Before the lock goes: a press thread may end registrations while the loop sleeps.
+            var timeout = busy ? 0 : Deadline.pollTimeout(earliestAtLastWait)
+            // Before the lock goes: a press thread may end registrations, or change the
+            // spacing, while the loop sleeps.
             let removalsBefore = removals
+            let spacing = wakeSpacing
             stateLock?.unlock()
+            if timeout != 0 && spacing > 0 && keepWakesApart(spacing) {
+                timeout = Deadline.pollTimeout(earliestAtLastWait)
+            }
             let count = max(0, Int(epoll_wait(epoll.rawValue, ready.baseAddress, Int32(ready.count), timeout)))
+            if spacing > 0 { lastWake = MonotonicClock.microseconds() }
             stateLock?.lock()
             for i in sources.indices where removals == removalsBefore || isRegistered(sources[i].id) {
                 var readiness: Readiness = []

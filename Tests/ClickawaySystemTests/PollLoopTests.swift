@@ -37,6 +37,35 @@ import Testing
         #expect(loop.nextDeadline == nil)
     }
 
+    @Test func wakesAreSpacedUnlessASourceHasWorkWaiting() throws {
+        let loop = try PollLoop()
+        let (readEnd, writeEnd) = try FileDescriptor.pipe(options: [.closeOnExec, .nonBlocking])
+        defer { try? readEnd.close(); try? writeEnd.close() }
+        // Never drained: every wait finds it readable.
+        try writeEnd.writeAll([1])
+        var wakes = 0
+        loop.watch(readEnd) { _ in wakes += 1 }
+        loop.wakeSpacing = 50_000
+        loop.wait()
+        let first = MonotonicClock.microseconds()
+        loop.wait()
+        loop.wait()
+        #expect(wakes == 3)
+        let apart = MonotonicClock.microseconds() - first
+        #expect(apart >= 100_000, "two waits after the first took \(apart) µs: they did not keep 50 ms apart")
+
+        // Work waiting: no sleep, however recent the last wake (a second would show).
+        let busy = Recorder(readEnd, "busy")
+        busy.busy = true
+        loop.add(busy)
+        loop.wakeSpacing = 1_000_000
+        let before = MonotonicClock.microseconds()
+        loop.wait()
+        loop.wait()
+        let took = MonotonicClock.microseconds() - before
+        #expect(took < 1_000_000, "with work waiting, two waits took \(took) µs")
+    }
+
     final class Recorder: PollSource {
         let pollDescriptor: FileDescriptor
         var busy = false

@@ -80,6 +80,8 @@ final class X11Display: Display, PressSource, PollSource {
     /// time slices follow the mode (`takeTimeSlices`).
     private let loopThread = ThreadID.current
     private var pressThread: ThreadID?
+    /// The loop this display registered with: its wakeups follow the mode (`spaceLoopWakes`).
+    private weak var loop: PollLoop?
     /// The press thread is reading what woke it (`nextPress`).
     private var readingPresses = false
     /// The daemon must refresh (`DisplayInput.changed`) before the next event.
@@ -233,6 +235,8 @@ final class X11Display: Display, PressSource, PollSource {
     }
 
     public func register(with loop: PollLoop) {
+        self.loop = loop
+        spaceLoopWakes()
         loop.add(self)
         // The windows' connection, after the input's, unless a press thread reads that.
         if stateLock == nil {
@@ -593,7 +597,20 @@ final class X11Display: Display, PressSource, PollSource {
         let short = interception == .grab
         setTimeSlices(short: short, of: loopThread, "the loop's")
         if let pressThread { setTimeSlices(short: short, of: pressThread, "the press") }
+        spaceLoopWakes()
     }
+
+    /// Shield mode, presses on their own thread: the loop wakes at most every 2 ms. On the
+    /// default time slices it took the CPU from the X server at each wakeup, and in a burst of
+    /// popups it woke for every few events the server wrote: 3ps had 1.4 times the reference
+    /// shield's late presses, and 0.8 and 0.6 times with the wakeups 1 and 2 ms apart. The
+    /// grab mode's short slices already give the CPU back; there, spacing made 3f miss its
+    /// bound (BENCHMARKS.md, the loop's wakeups in a burst). Windows, requests and a
+    /// dismissal's settle wait up to that long in a burst; no press does.
+    private func spaceLoopWakes() {
+        loop?.wakeSpacing = interception == .shield && pressThread != nil ? Self.shieldLoopWakeSpacingMicroseconds : 0
+    }
+    private static let shieldLoopWakeSpacingMicroseconds: Int64 = 2000
 
     private func setTimeSlices(short: Bool, of thread: ThreadID, _ name: String) {
         let failure = short ? ShortSlices.request(for: thread) : ShortSlices.drop(for: thread)
