@@ -98,7 +98,43 @@ final class ProgramsRun {
         }
     }
 
-    var context: String { "\(c.testDescription); \(f.windowManager?.logTail ?? "")\nthe daemon's log:\n\(f.log)" }
+    var context: String {
+        "\(c.testDescription); \(f.windowManager?.logTail ?? "")\nthe daemon's status:\n\(statusText)\n"
+            + "the windows mapped, top first:\n\(stackingText)\n\(lastClickText)the daemon's log:\n\(f.log)"
+    }
+
+    /// Where `click` last clicked, for `lastClickText`.
+    private var lastClick: (x: Int32, y: Int32)?
+
+    /// What `clickawayctl hit` says of the last click's point now: whether another program
+    /// holds the pointer, and what the daemon would decide there.
+    private var lastClickText: String {
+        guard let (x, y) = lastClick else { return "" }
+        guard let hit = try? f.ctl(["hit", "\(x)", "\(y)"], limit: .seconds(10)) else { return "clickawayctl hit \(x) \(y) did not run\n" }
+        return "clickawayctl hit \(x) \(y) (the last click's point), now:\n\(hit.stdout)\(hit.stderr)"
+    }
+
+    /// The shield and its holes, the grabs held, the open popups and their families: where a
+    /// click that did not do what it should went, with `stackingText`.
+    private var statusText: String {
+        do { return try f.status().text } catch { return "(no answer: \(error))" }
+    }
+
+    /// Every viewable top-level, top first: its rectangle, whether it is override-redirect or
+    /// input-only, and its client's class and title.
+    private var stackingText: String {
+        let x = f.client.connection
+        guard let tree = try? x.queryTree(x.root) else { return "(the tree could not be read)" }
+        return tree.children.reversed().compactMap { top -> String? in
+            guard let attributes = try? x.getWindowAttributes(top), attributes.mapState == .viewable else { return nil }
+            let rect = (try? x.rootRect(top)).map { "\($0)" } ?? "?"
+            let client = (try? x.findClient(of: top, overrideRedirect: attributes.overrideRedirect))?.client ?? top
+            let properties = try? x.windowProperties(client)
+            return "0x\(String(top, radix: 16)) \(rect)\(attributes.overrideRedirect ? " override-redirect" : "")"
+                + "\(attributes.windowClass == .inputOutput ? "" : " input-only")"
+                + " class=\(properties?.windowClass ?? "-") title=\(properties?.title ?? "-")"
+        }.joined(separator: "\n")
+    }
 
     var environment: [String: String] {
         var env = ProcessInfo.processInfo.environment
@@ -210,6 +246,7 @@ final class ProgramsRun {
 
     /// Clicks through XTest, with the daemon settled before the press as a person's click is.
     func click(_ x: Int32, _ y: Int32, button: UInt8 = 1) throws {
+        lastClick = (x, y)
         try f.input.motion(x: x, y: y)
         try f.sync()
         try f.input.press(button)
